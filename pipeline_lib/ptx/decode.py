@@ -1,0 +1,533 @@
+"""Decode parsed PTX kernels into the emulator's integer instruction arrays.
+
+Besides the instruction rows (layout in :mod:`pipeline_lib.ptx.isa`) this
+builds the control-flow graph, its basic blocks (used for basic-block vectors)
+and the immediate post-dominator of every block, which gives the
+reconvergence PC of every branch (SIMT stack, as in GPGPU-Sim and GPUOcelot).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import isa
+from .parser import Kernel, Module, Operand, PTXError, Statement, _TYPE_SIZE, parse_int
+
+__all__ = ["DecodedKernel", "decode_kernel", "immediate_postdominators"]
+
+
+@dataclass
+class DecodedKernel:
+    name: str
+    code: np.ndarray            # int64 [n_instr, NFIELDS]
+    n_regs: int                 # emulator register slots (PTX virtual registers)
+    reg_names: list[str]
+    param_bytes: int
+    params: list                # (name, type, offset)
+    shared_static: int          # bytes of static shared memory
+    has_dynamic_shared: bool
+    local_bytes: int            # per-thread local memory (bytes)
+    texts: list[str]            # PTX text per PC
+    lines: np.ndarray           # PTX source line per PC
+    bb_of_pc: np.ndarray        # basic-block id per PC
+    bb_start: np.ndarray        # first PC of every basic block
+    source: str
+    regs_per_thread: int        # physical estimate (from ptxas info when given)
+
+    @property
+    def n_instr(self) -> int:
+        return len(self.code)
+
+
+_CMP_OPS = set(isa.CMP)
+_ROUND = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "approx", "full"}
+_IGNORED_MODS = {"sync", "aligned", "uni", "nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt",
+                 "relaxed", "acquire", "release", "acq_rel", "sc", "gpu", "cta", "sys",
+                 "L1::no_allocate", "L2::128B", "L2::64B", "L2::256B", "noftz", "volatile",
+                 "weak", "b", "L1", "L2", "128B"}
+
+
+def _float_bits(text: str, size: int) -> int:
+    t = text.strip()
+    neg = t.startswith("-")
+    body = t[1:] if neg else t
+    if body[:2].lower() == "0f":
+        bits = int(body[2:], 16)
+        if size == 8:  # widen an f32 literal used for a 64-bit operand
+            bits = int(np.array(bits, np.uint32).view(np.float32).astype(np.float64).view(np.uint64))
+        return bits ^ ((1 << (8 * size - 1)) if neg else 0)
+    if body[:2].lower() == "0d":
+        bits = int(body[2:], 16)
+        if size == 4:
+            bits = int(np.array(bits, np.uint64).view(np.float64).astype(np.float32).view(np.uint32))
+        return bits ^ ((1 << (8 * size - 1)) if neg else 0)
+    v = float(t)
+    if size == 4:
+        return int(np.array(v, np.float32).view(np.uint32))
+    return int(np.array(v, np.float64).view(np.uint64))
+
+
+def _canon_int(v: int, t: int) -> int:
+    size = t & 15
+    kind = t >> 4
+    bits = 8 * size
+    v &= (1 << bits) - 1
+    if kind == isa.TK_S and v >> (bits - 1):
+        v -= 1 << bits
+    elif kind != isa.TK_S and bits == 64 and v >> 63:
+        v -= 1 << 64  # keep the bit pattern in an int64
+    return v
+
+
+class _Ctx:
+    def __init__(self, kernel: Kernel, symbols: dict, source: str):
+        self.k = kernel
+        self.source = source
+        self.reg_index: dict[str, int] = {}
+        self.reg_names: list[str] = []
+        for name in kernel.regs:
+            self.reg_index[name] = len(self.reg_names)
+            self.reg_names.append(name)
+        self.symbols = dict(symbols)        # name -> (space, address)
+        for name, _t, off in kernel.params:
+            self.symbols[name] = (isa.SP_PARAM, off)
+        shared = 0
+        dyn = False
+        local = 0
+        for v in kernel.variables:
+            if v.space == "shared":
+                if v.extern or v.count == 0:
+                    dyn = True
+                    continue
+                shared = (shared + v.align - 1) // v.align * v.align
+                self.symbols[v.name] = (isa.SP_SHARED, shared)
+                shared += v.nbytes
+            elif v.space == "local":
+                local = (local + v.align - 1) // v.align * v.align
+                self.symbols[v.name] = (isa.SP_LOCAL, local)
+                local += v.nbytes
+            else:
+                raise PTXError(f"unsupported kernel-scope .{v.space} variable", source,
+                               kernel.line, v.name, kernel.name)
+        for v in kernel.variables:  # dynamic shared memory starts after the static part
+            if v.space == "shared" and (v.extern or v.count == 0):
+                self.symbols[v.name] = (isa.SP_SHARED, (shared + 15) // 16 * 16)
+        self.shared = shared
+        self.dyn_shared = dyn
+        self.local = local
+
+    def err(self, st: Statement, msg: str):
+        return PTXError(msg, self.source, st.line, st.text, self.k.name)
+
+    def reg(self, st, op: Operand) -> int:
+        if op.kind != "reg" or op.name not in self.reg_index:
+            raise self.err(st, f"expected a declared register, got {op.name or op.kind!r}")
+        return self.reg_index[op.name]
+
+    def src(self, st, op: Operand, t: int):
+        """(kind, value) of a source operand read as type t."""
+        if op.kind == "reg":
+            if op.name in isa.SPECIAL:
+                return isa.K_SPECIAL, isa.SPECIAL[op.name]
+            if op.name in self.reg_index:
+                return (isa.K_NREG if op.neg else isa.K_REG), self.reg_index[op.name]
+            raise self.err(st, f"undeclared register or unsupported special register {op.name}")
+        if op.kind == "imm":
+            txt = op.name
+            is_float_lit = txt.lstrip("-")[:2].lower() in ("0f", "0d") or (
+                "." in txt or ("e" in txt.lower() and not txt.lower().startswith(("0x", "-0x"))))
+            if (t >> 4) == isa.TK_F or is_float_lit:
+                size = t & 15 if (t & 15) in (4, 8) else 4
+                bits = _float_bits(txt, size)
+                return isa.K_IMM, _canon_int(bits, isa.tcode(isa.TK_U, size))
+            return isa.K_IMM, _canon_int(parse_int(txt), t)
+        if op.kind == "sym":
+            if op.name not in self.symbols:
+                raise self.err(st, f"unknown symbol {op.name}")
+            _space, addr = self.symbols[op.name]
+            return isa.K_IMM, addr + op.offset
+        raise self.err(st, f"unsupported source operand ({op.kind})")
+
+
+def _types_in(mods):
+    return [m for m in mods if m in isa.TYPES]
+
+
+def _decode(st: Statement, ctx: _Ctx, labels: dict) -> np.ndarray:
+    row = isa.EMPTY_ROW.copy()
+    row[isa.F_RND] = 0
+    row[isa.F_SUB] = 0
+    row[isa.F_FLAGS] = 0
+    row[isa.F_ND] = 0
+    row[isa.F_NS] = 0
+    row[isa.F_SPACE] = isa.SP_NONE
+    row[isa.F_VEC] = 1
+    row[isa.F_GNEG] = 0
+    row[isa.F_AOFF] = 0
+    row[isa.F_LINE] = st.line
+    if st.guard is not None:
+        if st.guard not in ctx.reg_index:
+            raise ctx.err(st, f"undeclared guard predicate {st.guard}")
+        row[isa.F_GUARD] = ctx.reg_index[st.guard]
+        row[isa.F_GNEG] = int(st.guard_neg)
+    opname = st.opcode
+    mods = list(st.mods)
+    if opname == "mad" and "wide" not in mods and "hi" not in mods and "lo" not in mods and any(
+            m in ("f32", "f64") for m in mods):
+        opname = "fma"  # mad.rn.f32 is a fused multiply-add on sm_20+
+    if opname not in isa.OP or opname in ("nop",):
+        raise ctx.err(st, f"unsupported opcode '{st.opcode}'")
+    op = isa.OP[opname]
+    row[isa.F_OP] = op
+    types = _types_in(mods)
+    flags = 0
+    rnd = 0
+    for m in mods:
+        if m == "ftz":
+            flags |= isa.FL_FTZ
+        elif m == "sat":
+            flags |= isa.FL_SAT
+        elif m == "cc":
+            raise ctx.err(st, "carry-chain (.cc) arithmetic is not supported")
+        elif m in _ROUND:
+            rnd = isa.RND[m]
+    row[isa.F_FLAGS] = flags
+    row[isa.F_RND] = rnd
+    known = set(isa.TYPES) | _ROUND | _IGNORED_MODS | {"ftz", "sat"}
+
+    def need_type(n=1):
+        if len(types) < n:
+            raise ctx.err(st, "missing or unsupported type modifier")
+        return [isa.TYPES[t] for t in types]
+
+    def set_srcs(opnds, ts):
+        if len(opnds) > 4:
+            raise ctx.err(st, "too many source operands")
+        for i, (o, t) in enumerate(zip(opnds, ts)):
+            k, v = ctx.src(st, o, t)
+            row[isa.F_SK0 + 2 * i] = k
+            row[isa.F_SV0 + 2 * i] = v
+        row[isa.F_NS] = len(opnds)
+
+    def set_dst(o, k=0):
+        row[isa.F_D0 + k] = ctx.reg(st, o)
+        row[isa.F_ND] = max(row[isa.F_ND], k + 1)
+
+    ops = st.operands
+    oc = isa.OC["int"]
+    try:
+        if opname in ("add", "sub", "min", "max", "and", "or", "xor", "div", "rem", "copysign",
+                      "mul", "mad", "fma", "abs", "neg", "not", "cnot", "popc", "clz", "brev",
+                      "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "mov",
+                      "shl", "shr", "bfe", "bfi", "prmt", "selp", "slct", "testp"):
+            t = need_type()[-1]
+            row[isa.F_TYPE] = t
+            for m in mods:
+                if m not in known and m not in ("lo", "hi", "wide", "relu", "NaN", "xorsign", "abs",
+                                                "finite", "infinite", "number", "notanumber",
+                                                "normal", "subnormal"):
+                    raise ctx.err(st, f"unsupported modifier .{m}")
+            if opname in ("mul", "mad"):
+                row[isa.F_SUB] = isa.MUL_HI if "hi" in mods else isa.MUL_WIDE if "wide" in mods else isa.MUL_LO
+            if opname == "testp":
+                raise ctx.err(st, "testp is not supported")
+            if opname == "mov" and len(types) == 1 and ops[1].kind == "sym":
+                pass
+            set_dst(ops[0])
+            st_types = [t] * (len(ops) - 1)
+            if opname in ("shl", "shr"):
+                st_types[1] = isa.T_U32
+            elif opname == "bfe":
+                st_types[1:] = [isa.T_U32, isa.T_U32]
+            elif opname == "bfi":
+                st_types[2:] = [isa.T_U32, isa.T_U32]
+            elif opname == "selp":
+                st_types[2] = isa.T_PRED
+            elif opname == "slct":
+                st_types[2] = isa.TYPES[types[-1]] if len(types) > 1 else t
+                row[isa.F_TYPE] = isa.TYPES[types[0]]
+                row[isa.F_TYPE2] = isa.TYPES[types[1]]
+                st_types = [isa.TYPES[types[0]]] * 2 + [isa.TYPES[types[1]]]
+            elif opname == "prmt":
+                if any(m in mods for m in ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")):
+                    raise ctx.err(st, "prmt modes are not supported")
+            set_srcs(ops[1:], st_types)
+            kind = t >> 4
+            if kind == isa.TK_F:
+                if opname in ("rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh") or (
+                        opname == "div" and (t & 15) == 4):
+                    oc = isa.OC["sfu"]
+                else:
+                    oc = isa.OC["fp64"] if (t & 15) == 8 else isa.OC["fp32"]
+            elif opname in ("mul", "mad", "div", "rem"):
+                oc = isa.OC["int_mul"]
+        elif opname == "cvt":
+            ts = need_type(2)
+            row[isa.F_TYPE], row[isa.F_TYPE2] = ts[0], ts[1]
+            set_dst(ops[0])
+            set_srcs(ops[1:2], [ts[1]])
+            if (ts[0] >> 4) == isa.TK_F or (ts[1] >> 4) == isa.TK_F:
+                oc = isa.OC["fp64"] if 8 in (ts[0] & 15, ts[1] & 15) and (
+                    (ts[0] >> 4) == isa.TK_F and (ts[0] & 15) == 8 or (ts[1] >> 4) == isa.TK_F and (ts[1] & 15) == 8) else isa.OC["fp32"]
+        elif opname == "cvta":
+            t = need_type()[-1]
+            row[isa.F_TYPE] = t
+            to = "to" in mods
+            space = next((m for m in mods if m in ("global", "shared", "local", "const", "param")), None)
+            if space is None:
+                raise ctx.err(st, "cvta without a state space")
+            row[isa.F_SPACE] = isa.SP[space]
+            row[isa.F_SUB] = 1 if to else 0
+            set_dst(ops[0])
+            set_srcs(ops[1:2], [t])
+        elif opname == "setp":
+            cmp = [m for m in mods if m in _CMP_OPS]
+            if not cmp:
+                raise ctx.err(st, "setp without a comparison")
+            t = need_type()[-1]
+            row[isa.F_TYPE] = t
+            row[isa.F_SUB] = isa.CMP[cmp[0]]
+            bop = [m for m in mods if m in ("and", "or", "xor")]
+            row[isa.F_TYPE2] = isa.BOOL[bop[0]] if bop else 0
+            if ops[0].kind == "pair":
+                set_dst(ops[0].parts[0], 0)
+                set_dst(ops[0].parts[1], 1)
+            else:
+                set_dst(ops[0])
+            set_srcs(ops[1:], [t, t, isa.T_PRED])
+            oc = isa.OC["fp64"] if t == isa.T_F64 else isa.OC["fp32"] if t == isa.T_F32 else isa.OC["int"]
+        elif opname in ("ld", "st", "atom", "red"):
+            space = next((m for m in mods if m in ("global", "shared", "local", "const", "param")), "generic")
+            row[isa.F_SPACE] = isa.SP[space]
+            vec = next((int(m[1:]) for m in mods if m in ("v2", "v4", "v8")), 1)
+            row[isa.F_VEC] = vec
+            ts = need_type()
+            t = ts[-1]
+            row[isa.F_TYPE] = t
+            bad = [m for m in mods if m not in known and m not in isa.ATOM and m not in (
+                "global", "shared", "local", "const", "param", "v2", "v4", "v8") and not m.startswith("L2::")]
+            if bad:
+                raise ctx.err(st, f"unsupported modifier .{bad[0]}")
+            if opname == "ld":
+                addr = ops[1]
+                dsts = ops[0].parts if ops[0].kind == "vec" else [ops[0]]
+                for k, o in enumerate(dsts):
+                    set_dst(o, k)
+                oc = isa.OC["load"]
+            elif opname == "st":
+                addr = ops[0]
+                srcs = ops[1].parts if ops[1].kind == "vec" else [ops[1]]
+                set_srcs(srcs, [t] * len(srcs))
+                oc = isa.OC["store"]
+            else:
+                aop = [m for m in mods if m in isa.ATOM]
+                if not aop:
+                    raise ctx.err(st, "atomic without an operation")
+                row[isa.F_SUB] = isa.ATOM[aop[0]]
+                if opname == "atom":
+                    set_dst(ops[0])
+                    addr = ops[1]
+                    set_srcs(ops[2:], [t] * (len(ops) - 2))
+                else:
+                    addr = ops[0]
+                    set_srcs(ops[1:], [t] * (len(ops) - 1))
+                oc = isa.OC["atomic"]
+            if addr.kind != "mem":
+                raise ctx.err(st, "expected an address operand [..]")
+            if addr.name is None:
+                row[isa.F_AOFF] = addr.offset
+            elif addr.name in ctx.reg_index:
+                row[isa.F_ABASE] = ctx.reg_index[addr.name]
+                row[isa.F_AOFF] = addr.offset
+            elif addr.name in ctx.symbols:
+                sp, a = ctx.symbols[addr.name]
+                row[isa.F_AOFF] = a + addr.offset
+            else:
+                raise ctx.err(st, f"unknown address base {addr.name}")
+        elif opname == "bar":
+            if not ({"sync"} & set(mods) or not mods or mods == ["cta"]) or "arrive" in mods or "red" in mods:
+                raise ctx.err(st, "only bar.sync / barrier.sync is supported")
+            if len(ops) > 1:
+                raise ctx.err(st, "bar.sync with a thread count is not supported")
+            if ops and not (ops[0].kind == "imm" and parse_int(ops[0].name) == 0):
+                raise ctx.err(st, "only barrier 0 is supported")
+            oc = isa.OC["barrier"]
+        elif opname == "bra":
+            if not ops or ops[0].kind != "sym" or ops[0].name not in labels:
+                raise ctx.err(st, "branch target is not a label of this kernel")
+            row[isa.F_TARGET] = labels[ops[0].name]
+            oc = isa.OC["branch"]
+        elif opname in ("ret", "exit"):
+            oc = isa.OC["exit"]
+        elif opname == "shfl":
+            mode = [m for m in mods if m in isa.SHFL]
+            if "sync" not in mods or not mode:
+                raise ctx.err(st, "only shfl.sync.{up,down,bfly,idx}.b32 is supported")
+            row[isa.F_SUB] = isa.SHFL[mode[0]]
+            row[isa.F_TYPE] = isa.T_U32
+            if ops[0].kind == "pair":
+                set_dst(ops[0].parts[0], 0)
+                set_dst(ops[0].parts[1], 1)
+            else:
+                set_dst(ops[0])
+            set_srcs(ops[1:], [isa.T_U32] * 4)
+            oc = isa.OC["warp"]
+        elif opname == "vote":
+            mode = [m for m in mods if m in isa.VOTE]
+            if "sync" not in mods or not mode:
+                raise ctx.err(st, "only vote.sync is supported")
+            row[isa.F_SUB] = isa.VOTE[mode[0]]
+            row[isa.F_TYPE] = isa.T_U32 if mode[0] == "ballot" else isa.T_PRED
+            set_dst(ops[0])
+            set_srcs(ops[1:], [isa.T_PRED, isa.T_U32])
+            oc = isa.OC["warp"]
+        elif opname == "activemask":
+            row[isa.F_TYPE] = isa.T_U32
+            set_dst(ops[0])
+            oc = isa.OC["warp"]
+        elif opname == "membar":
+            oc = isa.OC["misc"]
+        else:
+            raise ctx.err(st, f"unsupported opcode '{st.opcode}'")
+    except IndexError:
+        raise ctx.err(st, "wrong number of operands") from None
+    row[isa.F_OPCLASS] = oc
+    return row
+
+
+def immediate_postdominators(succ: list[list[int]]) -> list[int]:
+    """Immediate post-dominator of every node; -1 means the virtual exit.
+
+    ``succ[i]`` lists successors of node i; -1 in a successor list is the
+    virtual exit.  Iterative dominator algorithm (Cooper, Harvey, Kennedy) on
+    the reversed graph.
+    """
+    n = len(succ)
+    exit_node = n
+    preds_rev = [[] for _ in range(n + 1)]   # predecessors in the reversed graph = successors
+    for i, ss in enumerate(succ):
+        for s in ss:
+            preds_rev[i].append(exit_node if s < 0 else s)
+    # reverse postorder of the reversed graph from the exit
+    rev_succ = [[] for _ in range(n + 1)]
+    for i, ss in enumerate(preds_rev):
+        for s in ss:
+            rev_succ[s].append(i)
+    order, seen = [], [False] * (n + 1)
+    stack = [(exit_node, 0)]
+    seen[exit_node] = True
+    while stack:
+        node, k = stack.pop()
+        if k < len(rev_succ[node]):
+            stack.append((node, k + 1))
+            nxt = rev_succ[node][k]
+            if not seen[nxt]:
+                seen[nxt] = True
+                stack.append((nxt, 0))
+        else:
+            order.append(node)
+    order.reverse()
+    rpo = {node: i for i, node in enumerate(order)}
+    idom = [None] * (n + 1)
+    idom[exit_node] = exit_node
+
+    def intersect(a, b):
+        while a != b:
+            while rpo[a] > rpo[b]:
+                a = idom[a]
+            while rpo[b] > rpo[a]:
+                b = idom[b]
+        return a
+
+    changed = True
+    while changed:
+        changed = False
+        for node in order[1:]:
+            new = None
+            for p in preds_rev[node]:
+                if idom[p] is not None:
+                    new = p if new is None else intersect(p, new)
+            if new is not None and idom[node] != new:
+                idom[node] = new
+                changed = True
+    return [-1 if (d is None or d == exit_node) else d for d in idom[:n]]
+
+
+def decode_kernel(module: Module, name: str, symbols: dict | None = None,
+                  regs_per_thread: int | None = None) -> DecodedKernel:
+    """Decode kernel ``name`` of ``module``.
+
+    ``symbols`` maps module-level variable names to ``(space, address)``
+    (assigned by the device when it loads the module).
+    """
+    if name not in module.kernels:
+        raise PTXError(f"no kernel named {name!r}; the module has {sorted(module.kernels)}",
+                       module.source)
+    k = module.kernels[name]
+    ctx = _Ctx(k, symbols or {}, module.source)
+    stmts: list[Statement] = []
+    labels: dict[str, int] = {}
+    for item in k.body:
+        if isinstance(item, tuple):
+            labels[item[1]] = len(stmts)
+        else:
+            stmts.append(item)
+    rows = [_decode(st, ctx, labels) for st in stmts]
+    if not stmts or rows[-1][isa.F_OP] not in (isa.OP_RET, isa.OP_EXIT, isa.OP_BRA):
+        # falling off the end of a kernel is an implicit exit
+        ex = isa.EMPTY_ROW.copy()
+        for f in ("rnd", "sub", "flags", "nd", "ns", "gneg", "aoff"):
+            ex[isa.F[f]] = 0
+        ex[isa.F_OP], ex[isa.F_SPACE], ex[isa.F_VEC] = isa.OP_EXIT, isa.SP_NONE, 1
+        ex[isa.F_OPCLASS], ex[isa.F_LINE] = isa.OC["exit"], stmts[-1].line if stmts else k.line
+        rows.append(ex)
+        stmts.append(Statement("exit", [], [], None, False, int(ex[isa.F_LINE]), "exit (implicit)"))
+    code = np.array(rows, dtype=np.int64)
+    n = len(code)
+    # basic blocks
+    leader = np.zeros(n + 1, bool)
+    leader[0] = True
+    for pc in range(n):
+        o = code[pc, isa.F_OP]
+        if o == isa.OP_BRA:
+            leader[code[pc, isa.F_TARGET]] = True
+            leader[pc + 1] = True
+        elif o in (isa.OP_RET, isa.OP_EXIT):
+            leader[pc + 1] = True
+    for pc in labels.values():
+        leader[pc] = True
+    bb_start = np.flatnonzero(leader[:n])
+    bb_of_pc = np.cumsum(leader[:n]) - 1
+    succ = []
+    for b, start in enumerate(bb_start):
+        end = bb_start[b + 1] - 1 if b + 1 < len(bb_start) else n - 1
+        o = code[end, isa.F_OP]
+        guarded = code[end, isa.F_GUARD] >= 0
+        s = []
+        if o == isa.OP_BRA:
+            s.append(int(bb_of_pc[code[end, isa.F_TARGET]]))
+            if guarded and end + 1 < n:
+                s.append(int(bb_of_pc[end + 1]))
+        elif o in (isa.OP_RET, isa.OP_EXIT):
+            s.append(-1)
+            if guarded and end + 1 < n:
+                s.append(int(bb_of_pc[end + 1]))
+        else:
+            s.append(int(bb_of_pc[end + 1]) if end + 1 < n else -1)
+        succ.append(s)
+    ipdom = immediate_postdominators(succ)
+    for pc in range(n):
+        if code[pc, isa.F_OP] == isa.OP_BRA:
+            d = ipdom[bb_of_pc[pc]]
+            code[pc, isa.F_RPC] = -1 if d < 0 else bb_start[d]
+    code[:, isa.F_BB] = bb_of_pc
+    return DecodedKernel(
+        name=name, code=code, n_regs=len(ctx.reg_names), reg_names=ctx.reg_names,
+        param_bytes=k.param_bytes, params=k.params, shared_static=ctx.shared,
+        has_dynamic_shared=ctx.dyn_shared, local_bytes=ctx.local,
+        texts=[s.text for s in stmts], lines=code[:, isa.F_LINE].copy(),
+        bb_of_pc=bb_of_pc.astype(np.int64), bb_start=bb_start.astype(np.int64),
+        source=module.source,
+        regs_per_thread=regs_per_thread if regs_per_thread is not None else min(255, len(ctx.reg_names)),
+    )

@@ -1,0 +1,313 @@
+"""Host-side API of the emulator: device memory, modules, kernel launches.
+
+A :class:`Device` owns one global-memory heap (allocations are 256-byte
+aligned and separated by unmapped guard bytes, so an access past the end of
+a buffer is caught as out-of-bounds, as a memory checker would).  Kernels run
+through :func:`pipeline_lib.ptx.emulator.run_blocks`; what they do is reported
+to an optional trace sink (see :mod:`pipeline_lib.trace.sink`).
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import isa
+from .decode import DecodedKernel, decode_kernel
+from .emulator import N_BLOCK_STATS, N_WARP_STATS, run_blocks
+from .parser import Module, PTXError, parse_ptx
+
+__all__ = ["Device", "EmulationError", "LoadedModule", "LaunchInfo", "TraceChunk"]
+
+ALIGN = 256
+GUARD = 256
+DEFAULT_INSTR_LIMIT = 2_000_000_000
+
+
+class EmulationError(RuntimeError):
+    """A kernel did something a real GPU would fault on (or never finished)."""
+
+
+@dataclass
+class LaunchInfo:
+    """What one kernel launch was and what it did (the trace's launch row)."""
+
+    launch_index: int
+    kernel: str
+    grid: tuple
+    block: tuple
+    regs_per_thread: int
+    shared_bytes: int
+    local_bytes: int
+    kernel_code: DecodedKernel
+    block_stats: np.ndarray | None = None   # [n_blocks, N_BLOCK_STATS]
+    warp_stats: np.ndarray | None = None    # [n_warps, N_WARP_STATS]
+    seconds: float = 0.0
+
+    @property
+    def n_blocks(self) -> int:
+        return int(np.prod(self.grid))
+
+    @property
+    def warps_per_block(self) -> int:
+        return (int(np.prod(self.block)) + 31) // 32
+
+
+@dataclass
+class TraceChunk:
+    """Per-warp instruction records of whole blocks, ordered by (warp, time)."""
+
+    warp: np.ndarray      # int32 launch-wide warp id = block * warps_per_block + warp
+    pc: np.ndarray        # int32
+    mask: np.ndarray      # uint32 lanes that executed
+    space: np.ndarray     # int8 memory space of a memory instruction (0: none)
+    nreq: np.ndarray      # int16 requests (lines / shared ways / const addresses)
+    line_offsets: np.ndarray  # int64 [n+1] into lines
+    lines: np.ndarray     # int64 128-byte line addresses of global/local requests
+
+
+@dataclass
+class LoadedModule:
+    module: Module
+    symbols: dict
+    const: np.ndarray
+    regs: dict = field(default_factory=dict)      # kernel -> registers per thread (ptxas info)
+    kernels: dict = field(default_factory=dict)   # kernel -> DecodedKernel
+
+    def kernel(self, name: str) -> DecodedKernel:
+        if name not in self.kernels:
+            self.kernels[name] = decode_kernel(self.module, name, self.symbols, self.regs.get(name))
+        return self.kernels[name]
+
+
+def _pack_args(dk: DecodedKernel, args) -> np.ndarray:
+    if len(args) != len(dk.params):
+        raise EmulationError(f"kernel {dk.name} takes {len(dk.params)} arguments, got {len(args)}")
+    buf = np.zeros(max(8, (dk.param_bytes + 7) // 8 * 8), np.uint8)
+    for (name, t, off), v in zip(dk.params, args):
+        code = isa.TYPES.get(t)
+        if code is None:
+            raise EmulationError(f"parameter {name} of {dk.name} has unsupported type .{t}")
+        size, kind = code & 15, code >> 4
+        if kind == isa.TK_F:
+            raw = np.array(v, np.float32 if size == 4 else np.float64).tobytes()
+        else:
+            iv = int(v)
+            raw = (iv & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+        buf[off:off + size] = np.frombuffer(raw, np.uint8)
+    return buf
+
+
+class Device:
+    """An emulated GPU: global memory, module loading and kernel launches.
+
+    Parameters
+    ----------
+    heap_bytes : initial global-memory capacity (grows on demand).
+    instr_limit : warp instructions one launch may execute before it is
+        stopped with an error (guards against kernels that never terminate).
+    sink : receives launch information and trace chunks (None: no tracing).
+    chunk_records : trace records collected before a chunk is handed to the sink.
+    progress : print a progress line per launch to stderr.
+    """
+
+    def __init__(self, heap_bytes: int = 1 << 20, instr_limit: int = DEFAULT_INSTR_LIMIT,
+                 sink=None, chunk_records: int = 4_000_000, progress: bool = False):
+        self.mem = np.zeros(heap_bytes, np.uint8)
+        self.shadow = np.zeros(heap_bytes, np.uint8)
+        self.top = GUARD
+        self.instr_limit = int(instr_limit)
+        self.sink = sink
+        self.chunk_records = int(chunk_records)
+        self.progress = progress
+        self.launches = 0
+        self.allocations: dict[int, int] = {}
+
+    # ---- memory -----------------------------------------------------------
+    def malloc(self, nbytes: int) -> int:
+        nbytes = int(nbytes)
+        if nbytes <= 0:
+            raise ValueError("malloc size must be positive")
+        start = (self.top + ALIGN - 1) // ALIGN * ALIGN
+        end = start + nbytes
+        need = end + GUARD
+        if need > len(self.mem):
+            cap = len(self.mem)
+            while cap < need:
+                cap *= 2
+            mem = np.zeros(cap, np.uint8)
+            mem[:len(self.mem)] = self.mem
+            shadow = np.zeros(cap, np.uint8)
+            shadow[:len(self.shadow)] = self.shadow
+            self.mem, self.shadow = mem, shadow
+        self.shadow[start:end] = 1
+        self.top = end + GUARD
+        self.allocations[isa.GLOBAL_BASE + start] = nbytes
+        return isa.GLOBAL_BASE + start
+
+    def _span(self, addr: int, nbytes: int) -> slice:
+        i = addr - isa.GLOBAL_BASE
+        if i < 0 or i + nbytes > len(self.mem) or (nbytes and not self.shadow[i:i + nbytes].all()):
+            raise EmulationError(f"host access to unallocated device memory at {addr:#x} (+{nbytes})")
+        return slice(i, i + nbytes)
+
+    def to_device(self, array) -> int:
+        a = np.ascontiguousarray(array)
+        addr = self.malloc(max(1, a.nbytes))
+        self.mem[self._span(addr, a.nbytes)] = a.view(np.uint8).reshape(-1)
+        return addr
+
+    def zeros(self, count: int, dtype) -> int:
+        return self.malloc(max(1, int(count) * np.dtype(dtype).itemsize))
+
+    def copy_to(self, addr: int, array) -> None:
+        a = np.ascontiguousarray(array)
+        self.mem[self._span(addr, a.nbytes)] = a.view(np.uint8).reshape(-1)
+
+    def from_device(self, addr: int, dtype, count: int) -> np.ndarray:
+        dt = np.dtype(dtype)
+        return self.mem[self._span(addr, dt.itemsize * int(count))].view(dt).copy()
+
+    # ---- modules ----------------------------------------------------------
+    def load_module(self, path_or_text, source: str | None = None) -> LoadedModule:
+        """Parse PTX (a path or the text itself) and place its variables."""
+        if isinstance(path_or_text, Path) or (isinstance(path_or_text, str) and path_or_text.endswith(".ptx")
+                                              and "\n" not in path_or_text):
+            path = Path(path_or_text)
+            text, source = path.read_text(), source or str(path)
+            regs = _read_ptxas_info(path)
+        else:
+            text, source, regs = path_or_text, source or "<ptx>", {}
+        module = parse_ptx(text, source)
+        symbols = {}
+        const = bytearray()
+        for v in module.variables:
+            if v.space == "const":
+                off = (len(const) + v.align - 1) // v.align * v.align
+                const.extend(b"\0" * (off - len(const)))
+                const.extend(v.init or b"\0" * v.nbytes)
+                symbols[v.name] = (isa.SP_CONST, off)
+            elif v.space == "global":
+                addr = self.malloc(max(1, v.nbytes))
+                if v.init:
+                    self.mem[self._span(addr, len(v.init))] = np.frombuffer(v.init, np.uint8)
+                symbols[v.name] = (isa.SP_GLOBAL, addr)
+            else:
+                raise PTXError(f"unsupported module-level .{v.space} variable {v.name}", source)
+        const.extend(b"\0" * (-len(const) % 8 or 0))
+        carr = np.frombuffer(bytes(const) or b"\0" * 8, np.uint8).copy()
+        return LoadedModule(module, symbols, carr, regs)
+
+    # ---- launches ---------------------------------------------------------
+    def launch(self, mod: LoadedModule, kernel: str, grid, block, args, dynamic_shared: int = 0) -> LaunchInfo:
+        dk = mod.kernel(kernel)
+        grid = tuple(int(x) for x in (tuple(grid) + (1, 1, 1))[:3])
+        block = tuple(int(x) for x in (tuple(block) + (1, 1, 1))[:3])
+        nthreads = block[0] * block[1] * block[2]
+        if min(grid) < 1 or min(block) < 1 or nthreads > 1024 or block[2] > 64:
+            raise EmulationError(f"invalid launch configuration grid={grid} block={block} for {kernel}")
+        if dynamic_shared and not dk.has_dynamic_shared:
+            raise EmulationError(f"{kernel} declares no dynamic shared memory")
+        smem = (dk.shared_static + 15) // 16 * 16 + int(dynamic_shared) if dk.has_dynamic_shared else dk.shared_static
+        params = _pack_args(dk, args)
+        info = LaunchInfo(self.launches, kernel, grid, block, dk.regs_per_thread, smem,
+                          dk.local_bytes, dk)
+        self.launches += 1
+        n_blocks = info.n_blocks
+        nw = info.warps_per_block
+        bstats = np.zeros((n_blocks, N_BLOCK_STATS), np.int64)
+        wstats = np.zeros((n_blocks * nw, N_WARP_STATS), np.int64)
+        err = np.zeros(8, np.int64)
+        tracing = self.sink is not None
+        if tracing:
+            self.sink.begin_launch(info)
+        t0 = time.perf_counter()
+        b = 0
+        done = 0
+        grid_a = np.array(grid, np.int64)
+        block_a = np.array(block, np.int64)
+        last_print = t0
+        while b < n_blocks:
+            # the block range is bounded so per-call stat arrays stay views
+            (nb, done, n_rec, tw, tpc, tmask, tspace, tnreq, n_lines, lines) = run_blocks(
+                dk.code, dk.n_regs, grid_a, block_a, b, n_blocks,
+                self.mem, self.shadow, isa.GLOBAL_BASE, mod.const, params, smem, dk.local_bytes,
+                tracing, self.chunk_records, self.instr_limit, done,
+                bstats[b:], wstats[b * nw:], err, int(dynamic_shared))
+            if err[0] != isa.E_OK:
+                raise self._error(info, err)
+            if tracing and n_rec:
+                self.sink.add_chunk(info, _make_chunk(tw[:n_rec], tpc[:n_rec], tmask[:n_rec],
+                                                      tspace[:n_rec], tnreq[:n_rec], lines[:n_lines]))
+            b = nb
+            if self.progress and time.perf_counter() - last_print > 5:
+                last_print = time.perf_counter()
+                print(f"  {kernel} launch {info.launch_index}: block {b}/{n_blocks}, "
+                      f"{done / 1e6:.1f} M warp instructions", file=sys.stderr, flush=True)
+        info.seconds = time.perf_counter() - t0
+        info.block_stats = bstats
+        info.warp_stats = wstats
+        if tracing:
+            self.sink.end_launch(info)
+        if self.progress:
+            print(f"  {kernel} launch {info.launch_index}: {n_blocks} blocks, "
+                  f"{int(bstats[:, 1].sum())} warp instructions, {info.seconds:.2f} s",
+                  file=sys.stderr, flush=True)
+        return info
+
+    def _error(self, info: LaunchInfo, err) -> EmulationError:
+        code, blk, warp, lane, pc, addr, space = (int(x) for x in err[:7])
+        dk = info.kernel_code
+        gx, gy, _ = info.grid
+        bid = (blk % gx, (blk // gx) % gy, blk // (gx * gy))
+        where = (f"kernel {dk.name}, block {bid}, warp {warp}"
+                 + (f", lane {lane}" if code in (isa.E_OOB, isa.E_MISALIGNED) else "")
+                 + f", pc {pc} ({dk.source}:{int(dk.lines[pc])}: {dk.texts[pc].strip()})")
+        msg = isa.ERROR_TEXT.get(code, f"error {code}")
+        if code in (isa.E_OOB, isa.E_MISALIGNED):
+            msg += f" to {isa.SPACES[space]} address {addr:#x}"
+        if code == isa.E_INSTR_LIMIT:
+            msg += f" ({self.instr_limit} warp instructions; raise instr_limit if the kernel is just long)"
+        return EmulationError(f"{msg} in {where}")
+
+
+def _make_chunk(warp, pc, mask, space, nreq, lines) -> TraceChunk:
+    """Order the records of a chunk by warp (stable, so time order is kept)."""
+    has_lines = (space == isa.SP_GLOBAL) | (space == isa.SP_LOCAL) | (space == isa.SP_GENERIC)
+    nl = np.where(has_lines, nreq, 0).astype(np.int64)
+    off = np.zeros(len(nl) + 1, np.int64)
+    np.cumsum(nl, out=off[1:])
+    order = np.argsort(warp, kind="stable")
+    nl_s = nl[order]
+    new_off = np.zeros(len(nl) + 1, np.int64)
+    np.cumsum(nl_s, out=new_off[1:])
+    total = int(new_off[-1])
+    if total:
+        starts = np.repeat(off[:-1][order] - new_off[:-1], nl_s)
+        new_lines = lines[starts + np.arange(total)]
+    else:
+        new_lines = np.zeros(0, np.int64)
+    return TraceChunk(warp[order].copy(), pc[order].copy(), mask[order].copy(), space[order].copy(),
+                      nreq[order].copy(), new_off, new_lines)
+
+
+def _read_ptxas_info(ptx_path: Path) -> dict:
+    """Registers per thread from the ``<name>.ptxas.txt`` file committed beside
+    the PTX (output of ``ptxas -v``), if present."""
+    info = ptx_path.with_suffix(".ptxas.txt")
+    regs = {}
+    if not info.exists():
+        return regs
+    import re
+    cur = None
+    for line in info.read_text().splitlines():
+        m = re.search(r"Compiling entry function '([\w$]+)'", line)
+        if m:
+            cur = m.group(1)
+        m = re.search(r"Used (\d+) registers", line)
+        if m and cur:
+            regs[cur] = int(m.group(1))
+    return regs
