@@ -1,0 +1,22 @@
+# Simulation-methodology pipeline: trace -> profile -> cluster -> sample ->
+# simulate -> validate.  See README.md and docs/.  Keep this file cheap to
+# parse: cluster jobs re-read it.
+from pathlib import Path
+
+from pipeline_lib.config import validate
+
+configfile: "config/config.yaml"
+
+CONFIG = validate(config, source=", ".join(str(p) for p in workflow.configfiles) or "config")
+RESULTS = CONFIG["results_dir"]
+WORKLOADS = sorted(CONFIG["workloads"])
+
+wildcard_constraints:
+    wl="[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",
+
+include: "rules/trace.smk"
+
+
+rule all:
+    input:
+        expand(f"{RESULTS}/traces/{{wl}}/check.json", wl=WORKLOADS),

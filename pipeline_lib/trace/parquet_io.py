@@ -1,0 +1,75 @@
+"""Deterministic, atomic Parquet writing (ARCHITECTURE.md section 5).
+
+Files are written with zstd to a temporary name beside the target and renamed
+into place, so an interrupted job never leaves a complete-looking file.
+The same table and metadata always give the same bytes.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+COMPRESSION = "zstd"
+
+
+def _tmp(path: Path) -> Path:
+    return path.with_name(f".{path.name}.tmp{os.getpid()}")
+
+
+def write_table(table: pa.Table, path, metadata: dict | None = None) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if metadata:
+        meta = dict(table.schema.metadata or {})
+        meta.update({k.encode(): str(v).encode() for k, v in metadata.items()})
+        table = table.replace_schema_metadata(meta)
+    tmp = _tmp(path)
+    try:
+        pq.write_table(table, tmp, compression=COMPRESSION)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+class AtomicParquetWriter:
+    """Streaming writer (one row group per ``write``) that appears at its
+    final path only when closed successfully."""
+
+    def __init__(self, path, schema: pa.Schema):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp = _tmp(self.path)
+        self.writer = pq.ParquetWriter(self.tmp, schema, compression=COMPRESSION)
+        self.schema = schema
+
+    def write(self, table: pa.Table) -> None:
+        self.writer.write_table(table)
+
+    def close(self) -> None:
+        self.writer.close()
+        os.replace(self.tmp, self.path)
+
+    def abort(self) -> None:
+        try:
+            self.writer.close()
+        finally:
+            if self.tmp.exists():
+                self.tmp.unlink()
+
+
+def write_json(obj, path) -> None:
+    """Atomically write a small JSON document (sorted keys, stable bytes)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _tmp(path)
+    try:
+        tmp.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()

@@ -1,0 +1,7 @@
+"""Versions of the parts of the library whose results the workflow caches.
+
+Snakemake cannot see edits to an imported library, so every rule passes the
+version of the code it runs through ``params:``.  Bump a version when a change
+alters that stage's outputs; the dependent jobs then rerun.
+"""
+EMULATOR_VERSION = "1"   # PTX parser/decoder/emulator, workload drivers, trace writer

@@ -1,0 +1,55 @@
+"""BFS: frontier-based breadth-first search, one launch per level (lonestar-like)."""
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
+
+from .base import Workload, assert_equal, grid_for, register
+from .inputs import make_graph
+
+BLOCK = 128
+
+
+@register
+class BFS(Workload):
+    name = "bfs"
+    ptx = "bfs.ptx"
+    kind = "irregular"
+    description = "frontier BFS, one launch per level, atomicCAS claims"
+    sizes = {
+        "small": {"graph": "rmat", "scale": 10, "edge_factor": 8, "rows": 24, "cols": 24},
+        "paper": {"graph": "rmat", "scale": 17, "edge_factor": 8, "rows": 320, "cols": 320},
+    }
+
+    def make_inputs(self, rng):
+        p = self.params
+        g = make_graph(p["graph"], rng, scale=p["scale"], edge_factor=p["edge_factor"],
+                       rows=p["rows"], cols=p["cols"])
+        g["source"] = int(np.argmax(np.diff(g["row_ptr"])))
+        return g
+
+    def run(self, dev, mod, g):
+        n = g["n"]
+        level = np.full(n, -1, np.int32)
+        level[g["source"]] = 0
+        d_row, d_col = dev.to_device(g["row_ptr"]), dev.to_device(g["col_idx"])
+        d_level = dev.to_device(level)
+        fronts = [dev.to_device(np.array([g["source"]] + [0] * (n - 1), np.int32)), dev.zeros(n, np.int32)]
+        d_size = dev.zeros(1, np.int32)
+        size, depth = 1, 0
+        while size > 0:
+            dev.copy_to(d_size, np.zeros(1, np.int32))
+            dev.launch(mod, "bfs_expand", (grid_for(size, BLOCK),), (BLOCK,),
+                       [d_row, d_col, fronts[0], size, d_level, fronts[1], d_size, depth])
+            size = int(dev.from_device(d_size, np.int32, 1)[0])
+            fronts.reverse()
+            depth += 1
+        return {"level": dev.from_device(d_level, np.int32, n)}
+
+    def reference(self, g):
+        n = g["n"]
+        a = csr_matrix((np.ones(len(g["col_idx"])), g["col_idx"], g["row_ptr"]), shape=(n, n))
+        d = shortest_path(a, unweighted=True, indices=g["source"])
+        return {"level": np.where(np.isinf(d), -1, d).astype(np.int32)}
+
+    def check(self, out, ref):
+        assert_equal("bfs level", out["level"], ref["level"])
