@@ -45,7 +45,7 @@ class BFS(Workload):
             depth += 1
         return {"level": dev.from_device(d_level, np.int32, n)}
 
-    def reference(self, g):
+    def reference(self, g, out=None):
         n = g["n"]
         a = csr_matrix((np.ones(len(g["col_idx"])), g["col_idx"], g["row_ptr"]), shape=(n, n))
         d = shortest_path(a, unweighted=True, indices=g["source"])

@@ -76,7 +76,7 @@ class CFD(Workload):
             dev.launch(mod, "cfd_time_step", grid, (BLOCK,), [d["vars"], d_flux, d["area"], float(p["dt"]), n])
         return {"vars": dev.from_device(d["vars"], np.float32, 4 * n).reshape(4, n)}
 
-    def reference(self, inp):
+    def reference(self, inp, out=None):
         v = inp["vars"].astype(np.float64)
         for _ in range(self.params["steps"]):
             fl = _flux(v, inp["nbr"], inp["normals"].astype(np.float64))

@@ -34,7 +34,7 @@ class Hotspot(Workload):
             bufs.reverse()
         return {"temp": dev.from_device(bufs[0], np.float32, rows * cols).reshape(rows, cols)}
 
-    def reference(self, inp):
+    def reference(self, inp, out=None):
         t = inp["temp"].astype(np.float64)
         pw = inp["power"].astype(np.float64)
         for _ in range(self.params["iters"]):

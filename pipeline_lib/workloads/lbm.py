@@ -51,7 +51,7 @@ class LBM(Workload):
             bufs.reverse()
         return {"f": dev.from_device(bufs[0], np.float32, inp["f"].size).reshape(9, ny, nx)}
 
-    def reference(self, inp):
+    def reference(self, inp, out=None):
         p = self.params
         nx, ny, omega = p["nx"], p["ny"], p["omega"]
         f = inp["f"].astype(np.float64).reshape(9, ny, nx)

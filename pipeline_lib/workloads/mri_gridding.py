@@ -41,9 +41,12 @@ class MRIGridding(Workload):
                         float(p["radius"]), gre, gim])
         return {"re": dev.from_device(gre, np.float32, g * g), "im": dev.from_device(gim, np.float32, g * g)}
 
-    def reference(self, inp):
-        # Window bounds and the distance test are evaluated in float32 exactly
-        # as the kernel does (so boundary points agree); weights in float64.
+    def reference(self, inp, out=None):
+        # Window bounds and the distance test are evaluated in float32 as the
+        # kernel does; weights in float64.  nvcc contracts dx*dx + dy*dy into
+        # fma.rn.f32 in its unrolled loop but not in the remainder loop, so a
+        # sample at d2 == r*r to within one rounding may be in or out: the
+        # grid points of such pairs are marked ambiguous and not compared.
         p = self.params
         g, rad = p["grid"], np.float32(p["radius"])
         kx, ky = inp["kx"], inp["ky"]
@@ -52,6 +55,7 @@ class MRIGridding(Workload):
         y0 = np.maximum(0, np.ceil(ky - rad)).astype(np.int64)
         y1 = np.minimum(g - 1, np.floor(ky + rad)).astype(np.int64)
         out_re, out_im = np.zeros(g * g), np.zeros(g * g)
+        ambiguous = np.zeros(g * g, bool)
         span = int(2 * np.ceil(rad)) + 1
         for oy in range(span):
             for ox in range(span):
@@ -59,14 +63,18 @@ class MRIGridding(Workload):
                 dx = gx.astype(np.float32) - kx
                 dy = gy.astype(np.float32) - ky
                 d2 = dy * dy + dx * dx
-                ok = (gx <= x1) & (gy <= y1) & (d2 <= rad * rad)
+                fused = (dx.astype(np.float64) ** 2 + (dy * dy).astype(np.float64)).astype(np.float32)
+                inside = (gx <= x1) & (gy <= y1)
+                ok = inside & (d2 <= rad * rad)
+                ambiguous[(gy * g + gx)[inside & ((fused <= rad * rad) != (d2 <= rad * rad))]] = True
                 w = np.exp(-2.0 * d2.astype(np.float64) / float(rad * rad))
                 idx = (gy * g + gx)[ok]
                 np.add.at(out_re, idx, (w * inp["re"])[ok])
                 np.add.at(out_im, idx, (w * inp["im"])[ok])
-        return {"re": out_re, "im": out_im}
+        return {"re": out_re, "im": out_im, "ambiguous": ambiguous}
 
     def check(self, out, ref):
         scale = max(1.0, float(np.abs(ref["re"]).max()))
-        assert_close("gridded real part", out["re"], ref["re"], rtol=1e-3, atol=1e-4 * scale)
-        assert_close("gridded imaginary part", out["im"], ref["im"], rtol=1e-3, atol=1e-4 * scale)
+        keep = ~ref["ambiguous"]
+        assert_close("gridded real part", out["re"][keep], ref["re"][keep], rtol=1e-3, atol=1e-4 * scale)
+        assert_close("gridded imaginary part", out["im"][keep], ref["im"][keep], rtol=1e-3, atol=1e-4 * scale)

@@ -59,7 +59,7 @@ class MST(Workload):
         return {"weight": int(w_und[in_tree].sum()), "edges": int(in_tree.sum()),
                 "comp": dev.from_device(d_comp, np.int32, n)}
 
-    def reference(self, g):
+    def reference(self, g, out=None):
         n = g["n"]
         w_und = np.zeros(len(g["edge_u"]), np.float64)
         w_und[g["edge_id"]] = g["weight"]

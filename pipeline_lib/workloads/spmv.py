@@ -40,7 +40,7 @@ class SpMV(Workload):
                        [d["row_ptr"], d["col_idx"], d["val"], d["x"], d_y, n])
         return {"y": dev.from_device(d_y, np.float32, n)}
 
-    def reference(self, inp):
+    def reference(self, inp, out=None):
         n = self.params["rows"]
         a = csr_matrix((inp["val"].astype(np.float64), inp["col_idx"], inp["row_ptr"]), shape=(n, n))
         return {"y": a @ inp["x"].astype(np.float64)}

@@ -36,7 +36,7 @@ class StreamCluster(Workload):
         d_pts, d_w = dev.to_device(pts), dev.to_device(w)
         d_cost, d_assign = dev.to_device(cost), dev.to_device(assign)
         d_lower, d_switch = dev.zeros(n, np.float32), dev.zeros(n, np.int32)
-        self._launches = []
+        launches = []
         for cand in inp["candidates"]:
             dev.copy_to(d_cost, cost)
             dev.copy_to(d_assign, assign)
@@ -45,19 +45,19 @@ class StreamCluster(Workload):
                        [d_pts, d_w, d_cost, d_assign, int(cand), n, dim, d_lower, d_switch])
             lower = dev.from_device(d_lower, np.float32, n)
             switch = dev.from_device(d_switch, np.int32, n).astype(bool)
-            self._launches.append((cost.copy(), assign.copy(), int(cand), lower, switch))
+            launches.append((cost.copy(), assign.copy(), int(cand), lower, switch))
             gain = float(lower[cand])
             if gain > p["facility_cost"]:
                 x_cost = ((pts - pts[cand]) ** 2).sum(1) * w
                 assign = np.where(switch, cand, assign).astype(np.int32)
                 cost = np.where(switch, x_cost, cost).astype(np.float32)
-        return {"launches": self._launches}
+        return {"launches": launches}
 
-    def reference(self, inp):
+    def reference(self, inp, out=None):
         pts = inp["pts"].astype(np.float64)
         w = inp["weight"].astype(np.float64)
         exp = []
-        for cost, assign, cand, _, _ in self._launches:
+        for cost, assign, cand, _, _ in out["launches"]:
             x_cost = ((pts - pts[cand]) ** 2).sum(1) * w
             switch = x_cost < cost
             lower = np.zeros(len(cost))
