@@ -1,11 +1,14 @@
 # Simulation-methodology pipeline: trace -> profile -> cluster -> sample ->
 # simulate -> validate.  See README.md and docs/.  Keep this file cheap to
 # parse: cluster jobs re-read it.
-from pathlib import Path
+import os
 
 from pipeline_lib.config import validate
 
-configfile: "config/config.yaml"
+# The default configuration applies only when none is given on the command
+# line (Snakemake would otherwise merge the two workload lists).
+if not config:
+    configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 CONFIG = validate(config, source=", ".join(str(p) for p in workflow.configfiles) or "config")
 RESULTS = CONFIG["results_dir"]

@@ -99,9 +99,12 @@ def urem64(a, b):
 
 @njit(cache=True)
 def sdiv(a, b):
+    """C-style (truncating) signed division; |INT64_MIN| is handled in uint64."""
     if b == -1:
         return -a  # wraps for INT64_MIN
-    q = abs(a) // abs(b)
+    ua = np.uint64(a) if a >= 0 else np.uint64(0) - np.uint64(a)
+    ub = np.uint64(b) if b >= 0 else np.uint64(0) - np.uint64(b)
+    q = np.int64(ua // ub)
     return q if (a < 0) == (b < 0) else -q
 
 
@@ -1106,8 +1109,9 @@ def run_blocks(code, n_regs, grid, block, blk_begin, blk_end,
                                 nb = tsize * 8
                                 pos = vb[l] & 0xFF
                                 ln = vc[l] & 0xFF
-                                if tkind == TK_S:
-                                    sbit = x < 0 if (ln == 0 or pos >= nb) else ((x >> min(pos + ln - 1, nb - 1)) & 1) == 1
+                                # PTX ISA bfe: sbit = 0 for unsigned or len 0, else a[min(pos+len-1, msb)]
+                                if tkind == TK_S and ln != 0:
+                                    sbit = ((x >> min(pos + ln - 1, nb - 1)) & 1) == 1
                                 else:
                                     sbit = False
                                 r = np.int64(0)

@@ -160,7 +160,7 @@ def _split_statements(text: str):
         elif ch == ":" and re.fullmatch(r"\s*[\w$.]+\s*", "".join(buf)) and "".join(buf).strip()[:1] != ".":
             yield start, "".join(buf).strip() + ":"
             buf, start = [], None
-        elif ch == "{" and "".join(buf).strip() and "=" not in "".join(buf) and \
+        elif ch == "{" and "".join(buf).lstrip().startswith(".") and "=" not in "".join(buf) and \
                 "".join(buf).count("(") == "".join(buf).count(")"):
             # "{" opening a function body after its header without ";"
             yield start, "".join(buf).strip()

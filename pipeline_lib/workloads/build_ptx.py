@@ -1,4 +1,5 @@
-"""Regenerate ``workloads/*.ptx`` and ``*.ptxas.txt`` from the CUDA sources.
+"""Regenerate ``workloads/*.ptx``, ``tests/kernels/*.ptx`` and their ``*.ptxas.txt``
+from the CUDA sources.
 
 ``python -m pipeline_lib.workloads.build_ptx [--check]``.  The PTX is made
 with ``nvcc -ptx -arch=sm_80 -O3`` (CUDA 13 has no sm_70); the ptxas report
@@ -15,7 +16,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-WORKLOAD_DIR = Path(__file__).resolve().parents[2] / "workloads"
+ROOT = Path(__file__).resolve().parents[2]
+# benchmark sources and the test kernels of tests/kernels
+SOURCE_DIRS = [ROOT / "workloads", ROOT / "tests" / "kernels"]
 NVCC_FLAGS = ["-ptx", "-arch=sm_80", "-O3"]
 
 
@@ -40,10 +43,10 @@ def main(argv=None) -> int:
         return 2 if args.check else 1
     bad = []
     with tempfile.TemporaryDirectory() as tmp:
-        for cu in sorted(WORKLOAD_DIR.glob("*.cu")):
+        for cu in sorted(p for d in SOURCE_DIRS for p in d.glob("*.cu")):
             ptx, info = compile_one(cu, Path(tmp))
             for made in (ptx, info):
-                committed = WORKLOAD_DIR / made.name
+                committed = cu.parent / made.name
                 if args.check:
                     if not committed.exists() or committed.read_text() != made.read_text():
                         bad.append(committed.name)

@@ -1,0 +1,275 @@
+"""Every opcode family against numpy semantics (one lane per element)."""
+import numpy as np
+import pytest
+
+from ptx_harness import run_op
+
+RNG = np.random.default_rng(7)
+N = 200
+
+
+def ints(dtype, n=N, lo=None, hi=None):
+    info = np.iinfo(dtype)
+    lo = info.min if lo is None else lo
+    hi = info.max if hi is None else hi
+    v = RNG.integers(lo, hi, n, dtype=np.int64 if info.min < 0 or info.max < 2**63 else np.uint64, endpoint=True)
+    v = v.astype(dtype)
+    v[:4] = np.array([0, 1, info.max, info.min], dtype=dtype)[:4] if n >= 4 else v[:4]
+    return v
+
+
+@pytest.mark.parametrize("t,dt", [("s32", np.int32), ("u32", np.uint32), ("s64", np.int64), ("u64", np.uint64)])
+@pytest.mark.parametrize("op,fn", [
+    ("add", lambda a, b: a + b), ("sub", lambda a, b: a - b), ("mul.lo", lambda a, b: a * b),
+    ("min", np.minimum), ("max", np.maximum), ("and", np.bitwise_and), ("or", np.bitwise_or),
+    ("xor", np.bitwise_xor)])
+def test_int_binary(t, dt, op, fn):
+    a, b = ints(dt), ints(dt)[::-1].copy()
+    opname = op if op in ("add", "sub", "mul.lo", "min", "max") else op
+    ty = t if op in ("add", "sub", "mul.lo", "min", "max") else "b" + t[1:]
+    with np.errstate(over="ignore"):
+        want = fn(a, b).astype(dt)
+    got = run_op(f"{opname}.{ty} D, A, B;", t, a, t, b)
+    np.testing.assert_array_equal(got, want)
+
+
+def _trunc_div(a, b):
+    q = np.abs(a.astype(object)) // np.abs(b.astype(object))
+    return np.where((a < 0) != (b < 0), -q, q)
+
+
+@pytest.mark.parametrize("t,dt", [("s32", np.int32), ("u32", np.uint32), ("s64", np.int64), ("u64", np.uint64)])
+def test_int_div_rem(t, dt):
+    a = ints(dt)
+    b = ints(dt)[::-1].copy()
+    b[b == 0] = 3
+    if t[0] == "s":
+        b[(a == np.iinfo(dt).min) & (b == -1)] = 2
+    q = _trunc_div(a, b)
+    r = a.astype(object) - q * b.astype(object)
+    np.testing.assert_array_equal(run_op(f"div.{t} D, A, B;", t, a, t, b), q.astype(dt))
+    np.testing.assert_array_equal(run_op(f"rem.{t} D, A, B;", t, a, t, b), r.astype(dt))
+
+
+@pytest.mark.parametrize("t,dt,wide", [("s32", np.int32, np.int64), ("u32", np.uint32, np.uint64),
+                                       ("s16", np.int16, np.int32), ("u16", np.uint16, np.uint32)])
+def test_mul_wide_and_hi(t, dt, wide):
+    a, b = ints(dt), ints(dt)[::-1].copy()
+    prod = a.astype(object) * b.astype(object)
+    bits = np.dtype(dt).itemsize * 8
+    np.testing.assert_array_equal(run_op(f"mul.wide.{t} D, A, B;", t, a, t, b, td=t[0] + str(2 * bits)),
+                                  prod.astype(wide))
+    hi = np.array([int(p) >> bits for p in prod], dtype=object)
+    np.testing.assert_array_equal(run_op(f"mul.hi.{t} D, A, B;", t, a, t, b), hi.astype(np.int64).astype(dt))
+
+
+@pytest.mark.parametrize("t,dt", [("s64", np.int64), ("u64", np.uint64)])
+def test_mul_hi_64(t, dt):
+    a, b = ints(dt), ints(dt)[::-1].copy()
+    hi = [(int(x) * int(y)) >> 64 for x, y in zip(a, b)]
+    want = np.array([h & (2**64 - 1) for h in hi], dtype=np.uint64).view(dt)
+    np.testing.assert_array_equal(run_op(f"mul.hi.{t} D, A, B;", t, a, t, b), want)
+
+
+def test_mad_lo_and_wide():
+    a, b, c = ints(np.int32), ints(np.int32)[::-1].copy(), ints(np.int32, lo=-1000, hi=1000)
+    want = (a.astype(np.int64) * b + c).astype(np.int32)
+    np.testing.assert_array_equal(run_op("mad.lo.s32 D, A, B, C;", "s32", a, "s32", b, "s32", c), want)
+    c64 = ints(np.int64, lo=-2**40, hi=2**40)
+    want = a.astype(np.int64) * b + c64
+    got = run_op("mad.wide.s32 D, A, B, C;", "s32", a, "s32", b, "s64", c64, td="s64")
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("t,dt", [("b32", np.uint32), ("b64", np.uint64)])
+def test_shifts(t, dt):
+    bits = np.dtype(dt).itemsize * 8
+    a = ints(dt)
+    s = RNG.integers(0, bits + 8, N).astype(np.uint32)
+    want_l = np.array([(int(x) << int(k)) & (2**bits - 1) if k < bits else 0 for x, k in zip(a, s)], dtype=object)
+    want_r = np.array([int(x) >> int(k) if k < bits else 0 for x, k in zip(a, s)], dtype=object)
+    np.testing.assert_array_equal(run_op(f"shl.{t} D, A, B;", t, a, "u32", s), want_l.astype(dt))
+    np.testing.assert_array_equal(run_op(f"shr.u{bits} D, A, B;", "u" + t[1:], a, "u32", s), want_r.astype(dt))
+    sa = a.view(np.int64 if bits == 64 else np.int32)
+    want_s = np.array([int(x) >> min(int(k), bits - 1) for x, k in zip(sa, s)])
+    np.testing.assert_array_equal(run_op(f"shr.s{bits} D, A, B;", "s" + t[1:], sa, "u32", s), want_s.astype(sa.dtype))
+
+
+def test_bit_ops():
+    a = ints(np.uint32)
+    np.testing.assert_array_equal(run_op("popc.b32 D, A;", "b32", a), [bin(int(x)).count("1") for x in a])
+    np.testing.assert_array_equal(run_op("clz.b32 D, A;", "b32", a), [32 - int(x).bit_length() for x in a])
+    np.testing.assert_array_equal(run_op("brev.b32 D, A;", "b32", a),
+                                  np.array([int(f"{int(x):032b}"[::-1], 2) for x in a], np.uint32))
+    np.testing.assert_array_equal(run_op("not.b32 D, A;", "b32", a), ~a)
+    s = ints(np.int32)
+    np.testing.assert_array_equal(run_op("neg.s32 D, A;", "s32", s), (-s.astype(np.int64)).astype(np.int32))
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(run_op("abs.s32 D, A;", "s32", s), np.abs(s))
+    np.testing.assert_array_equal(run_op("cnot.b32 D, A;", "b32", a), (a == 0).astype(np.uint32))
+
+
+def test_bfe_bfi():
+    a = ints(np.uint32)
+    pos = RNG.integers(0, 32, N).astype(np.uint32)
+    ln = RNG.integers(0, 33, N).astype(np.uint32)
+    want = np.array([(int(x) >> int(p)) & ((1 << int(n)) - 1) if n else 0 for x, p, n in zip(a, pos, ln)],
+                    dtype=np.uint64).astype(np.uint32)
+    got = run_op("bfe.u32 D, A, B, C;", "u32", a, "u32", pos, "u32", ln)
+    np.testing.assert_array_equal(got, want)
+    sa = a.view(np.int32)
+
+    def sbfe(x, p, n):  # the PTX ISA's pseudo-code, literally
+        bits = [(int(x) >> i) & 1 for i in range(32)]
+        sbit = 0 if n == 0 else bits[min(p + n - 1, 31)]
+        d = [bits[p + i] if (i < n and p + i <= 31) else sbit for i in range(32)]
+        v = sum(b << i for i, b in enumerate(d))
+        return v - (1 << 32) if d[31] else v
+    want_s = np.array([sbfe(x, int(p), int(n)) for x, p, n in zip(sa, pos, ln)]).astype(np.int32)
+    np.testing.assert_array_equal(run_op("bfe.s32 D, A, B, C;", "s32", sa, "u32", pos, "u32", ln), want_s)
+    # bfi.b32 d, a, b, c(pos), len as an immediate 8
+    base = ints(np.uint32)[::-1].copy()
+    p8 = (pos % 25).astype(np.uint32)
+    want_i = np.array([(int(y) & ~(0xFF << int(p))) | ((int(x) & 0xFF) << int(p)) for x, y, p in zip(a, base, p8)],
+                      dtype=np.uint64).astype(np.uint32)
+    np.testing.assert_array_equal(run_op("bfi.b32 D, A, B, C, 8;", "b32", a, "b32", base, "u32", p8), want_i)
+
+
+def test_prmt_default_mode():
+    a, b = ints(np.uint32), ints(np.uint32)[::-1].copy()
+    sel = 0x5140
+    src = a.astype(np.uint64) | (b.astype(np.uint64) << np.uint64(32))
+    want = np.zeros(N, np.uint64)
+    for k in range(4):
+        nib = (sel >> (4 * k)) & 7
+        want |= ((src >> np.uint64(8 * nib)) & np.uint64(0xFF)) << np.uint64(8 * k)
+    np.testing.assert_array_equal(run_op(f"prmt.b32 D, A, B, {sel};", "b32", a, "b32", b), want.astype(np.uint32))
+
+
+F32_SPECIAL = np.array([0.0, -0.0, 1.0, -1.5, np.inf, -np.inf, 1e-40, 3.4e38], np.float32)
+
+
+def floats(dt, n=N):
+    v = (RNG.standard_normal(n) * 10 ** RNG.uniform(-3, 3, n)).astype(dt)
+    v[:len(F32_SPECIAL)] = F32_SPECIAL.astype(dt)
+    return v
+
+
+@pytest.mark.parametrize("t,dt", [("f32", np.float32), ("f64", np.float64)])
+@pytest.mark.parametrize("op,fn", [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
+                                   ("div.rn", np.divide), ("min", np.fmin), ("max", np.fmax)])
+def test_float_binary(t, dt, op, fn):
+    a, b = floats(dt), floats(dt)[::-1].copy()
+    with np.errstate(all="ignore"):
+        want = fn(a, b).astype(dt)
+    got = run_op(f"{op}.{t} D, A, B;", t, a, t, b)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("t,dt", [("f32", np.float32), ("f64", np.float64)])
+def test_float_unary(t, dt):
+    a = floats(dt)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(run_op(f"abs.{t} D, A;", t, a), np.abs(a))
+        np.testing.assert_array_equal(run_op(f"neg.{t} D, A;", t, a), -a)
+        np.testing.assert_array_equal(run_op(f"sqrt.rn.{t} D, A;", t, a), np.sqrt(a))
+        np.testing.assert_array_equal(run_op(f"rcp.rn.{t} D, A;", t, a), (dt(1) / a).astype(dt))
+
+
+def test_fma_f32_is_fused_and_correctly_rounded():
+    # a*b+c where the unfused computation rounds twice: fma keeps the product exact
+    a = np.array([1 + 2**-12, 1 + 2**-23, 3.0, 0.1] * 50, np.float32)
+    b = np.array([1 - 2**-12, 1 - 2**-23, 1 / 3, 10.0] * 50, np.float32)
+    c = np.array([-1.0, -1.0, -1.0, -1.0] * 50, np.float32)
+    exact = a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
+    want = exact.astype(np.float32)  # exact is representable in f64 here
+    got = run_op("fma.rn.f32 D, A, B, C;", "f32", a, "f32", b, "f32", c)
+    np.testing.assert_array_equal(got, want)
+    unfused = (a * b).astype(np.float32) + c
+    assert (got != unfused).any(), "test inputs must distinguish fused from unfused"
+
+
+def test_directed_rounding_fma_and_cvt():
+    a = floats(np.float32)
+    b = floats(np.float32)[::-1].copy()
+    c = floats(np.float32)
+    with np.errstate(over="ignore"):
+        fin = np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & (np.abs(a * b) < 1e30)
+    a, b, c = a[fin], b[fin], c[fin]
+    exact = a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
+    dn = run_op("fma.rm.f32 D, A, B, C;", "f32", a, "f32", b, "f32", c)
+    up = run_op("fma.rp.f32 D, A, B, C;", "f32", a, "f32", b, "f32", c)
+    assert (dn.astype(np.float64) <= exact).all() and (up.astype(np.float64) >= exact).all()
+    assert ((up == dn) | (np.nextafter(dn, np.float32(np.inf)) == up)).all()
+    x = floats(np.float32)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(run_op("cvt.rmi.f32.f32 D, A;", "f32", x), np.floor(x))
+        np.testing.assert_array_equal(run_op("cvt.rpi.f32.f32 D, A;", "f32", x), np.ceil(x))
+        np.testing.assert_array_equal(run_op("cvt.rzi.f32.f32 D, A;", "f32", x), np.trunc(x))
+        np.testing.assert_array_equal(run_op("cvt.rni.f32.f32 D, A;", "f32", x), np.rint(x))
+        np.testing.assert_array_equal(run_op("cvt.sat.f32.f32 D, A;", "f32", x), np.clip(x, 0, 1))
+
+
+def test_cvt_int_float():
+    x = floats(np.float32)
+    want = np.clip(np.nan_to_num(np.trunc(x.astype(np.float64)), nan=0), -2**31, 2**31 - 1).astype(np.int32)
+    np.testing.assert_array_equal(run_op("cvt.rzi.s32.f32 D, A;", "f32", x, td="s32"), want)
+    want_u = np.clip(np.nan_to_num(np.rint(x.astype(np.float64)), nan=0), 0, 2**32 - 1).astype(np.uint32)
+    np.testing.assert_array_equal(run_op("cvt.rni.u32.f32 D, A;", "f32", x, td="u32"), want_u)
+    i = ints(np.int32)
+    np.testing.assert_array_equal(run_op("cvt.rn.f32.s32 D, A;", "s32", i, td="f32"), i.astype(np.float32))
+    np.testing.assert_array_equal(run_op("cvt.f64.f32 D, A;", "f32", x, td="f64"), x.astype(np.float64))
+    d = floats(np.float64)
+    np.testing.assert_array_equal(run_op("cvt.rn.f32.f64 D, A;", "f64", d, td="f32"), d.astype(np.float32))
+    np.testing.assert_array_equal(run_op("cvt.s64.s32 D, A;", "s32", i, td="s64"), i.astype(np.int64))
+    u = ints(np.uint32)
+    np.testing.assert_array_equal(run_op("cvt.u64.u32 D, A;", "u32", u, td="u64"), u.astype(np.uint64))
+    big = ints(np.int64)
+    np.testing.assert_array_equal(run_op("cvt.u32.u64 D, A;", "u64", big.view(np.uint64), td="u32"),
+                                  big.view(np.uint64).astype(np.uint32))
+    np.testing.assert_array_equal(run_op("cvt.s16.s32 D, A;", "s32", i, td="s16"), i.astype(np.int16))
+
+
+@pytest.mark.parametrize("t,dt", [("s32", np.int32), ("u32", np.uint32), ("u64", np.uint64), ("f32", np.float32)])
+@pytest.mark.parametrize("cmp,fn", [("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
+                                    ("gt", np.greater), ("ge", np.greater_equal)])
+def test_setp_selp(t, dt, cmp, fn):
+    if t == "f32":
+        a = floats(dt)
+        a[10] = np.nan
+    else:
+        a = ints(dt)
+    b = a.copy()
+    b[::3] = (ints(dt) if t != "f32" else floats(dt))[::3]
+    body = f"setp.{cmp}.{t} %p2, A, B;\n selp.s32 D, 1, 0, %p2;"
+    got = run_op(body, t, a, t, b, td="s32")
+    with np.errstate(invalid="ignore"):
+        want = fn(a, b)
+    if cmp == "ne" and t == "f32":
+        want = want & ~np.isnan(a) & ~np.isnan(b)   # ordered compare
+    np.testing.assert_array_equal(got, want.astype(np.int32))
+
+
+def test_unordered_float_compare():
+    a = floats(np.float32)
+    a[5] = np.nan
+    b = floats(np.float32)[::-1].copy()
+    got = run_op("setp.gtu.f32 %p2, A, B;\n selp.s32 D, 1, 0, %p2;", "f32", a, "f32", b, td="s32")
+    with np.errstate(invalid="ignore"):
+        want = (a > b) | np.isnan(a) | np.isnan(b)
+    np.testing.assert_array_equal(got, want.astype(np.int32))
+
+
+def test_predicate_logic_and_bit_punning():
+    a, b = ints(np.int32), ints(np.int32)[::-1].copy()
+    body = ("setp.lt.s32 %p2, A, 0;\n setp.gt.s32 %p3, B, 0;\n xor.pred %p4, %p2, %p3;\n not.pred %p5, %p4;\n"
+            " selp.s32 D, 1, 0, %p5;")
+    np.testing.assert_array_equal(run_op(body, "s32", a, "s32", b), (~((a < 0) ^ (b > 0))).astype(np.int32))
+    f = floats(np.float32)
+    np.testing.assert_array_equal(run_op("mov.b32 D, A;", "f32", f, td="b32"), f.view(np.uint32))
+
+
+def test_special_registers_and_hex_float_immediates():
+    x = np.arange(N, dtype=np.float32)
+    got = run_op("mov.u32 %r20, %laneid;\n cvt.rn.f32.u32 %f5, %r20;\n fma.rn.f32 D, A, 0f40000000, %f5;", "f32", x)
+    np.testing.assert_array_equal(got, 2 * x + (np.arange(N) % 32))

@@ -1,0 +1,134 @@
+"""Trace tables: invariants, schema, determinism, atomic writes."""
+import hashlib
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline_lib.trace import TABLES
+from pipeline_lib.trace.generate import trace_workload
+
+SPECS = {
+    "bfs": {"benchmark": "bfs", "size": "small", "seed": 1, "params": {}},
+    "matmul": {"benchmark": "matmul", "size": "small", "seed": 1, "params": {"m": 32, "n": 48, "k": 32}},
+    "lbm": {"benchmark": "lbm", "size": "small", "seed": 1, "params": {"nx": 64, "ny": 8, "steps": 1}},
+}
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory):
+    out = {}
+    for wl, spec in SPECS.items():
+        d = tmp_path_factory.mktemp(wl)
+        trace_workload(wl, spec, d, chunk_records=5000, progress=False)
+        out[wl] = d
+    return out
+
+
+def _read(d, name):
+    return pq.read_table(d / f"{name}.parquet")
+
+
+@pytest.mark.parametrize("wl", sorted(SPECS))
+def test_schema_and_metadata(traced, wl):
+    for name, cols in TABLES.items():
+        t = _read(traced[wl], name)
+        assert t.column_names == [c for c, _, _ in cols]
+        meta = t.schema.metadata
+        assert meta[b"schema_version"] == b"1.0" and meta[b"table"] == name.encode()
+        assert meta[b"workload"] == wl.encode()
+
+
+@pytest.mark.parametrize("wl", sorted(SPECS))
+def test_thread_instructions_equal_active_lanes(traced, wl):
+    tr = _read(traced[wl], "warp_trace").to_pandas()
+    launches = _read(traced[wl], "launches").to_pandas()
+    pop = np.unpackbits(tr["mask"].to_numpy(np.uint32).view(np.uint8)).reshape(-1, 32).sum(1)
+    per_launch = tr.assign(pop=pop).groupby("launch")["pop"].sum()
+    np.testing.assert_array_equal(per_launch.to_numpy(), launches["thread_instrs"].to_numpy())
+    np.testing.assert_array_equal(tr.groupby("launch").size().to_numpy(), launches["warp_instrs"].to_numpy())
+
+
+@pytest.mark.parametrize("wl", sorted(SPECS))
+def test_block_and_warp_sums_equal_launch_totals(traced, wl):
+    launches = _read(traced[wl], "launches").to_pandas().set_index("launch")
+    blocks = _read(traced[wl], "blocks").to_pandas().groupby("launch").sum()
+    warps = _read(traced[wl], "warps").to_pandas().groupby("launch").sum()
+    for col in ("thread_instrs", "warp_instrs", "mem_requests", "global_requests", "shared_instrs"):
+        np.testing.assert_array_equal(blocks[col], launches[col])
+    for col in ("thread_instrs", "warp_instrs", "mem_requests"):
+        np.testing.assert_array_equal(warps[col], launches[col])
+    assert (launches["n_blocks"].to_numpy() == _read(traced[wl], "blocks").to_pandas().groupby("launch").size()).all()
+
+
+@pytest.mark.parametrize("wl", sorted(SPECS))
+def test_lines_are_coalesced_requests(traced, wl):
+    tr = _read(traced[wl], "warp_trace").to_pandas()
+    n_lines = tr["lines"].map(len).to_numpy()
+    mem = tr["space"].isin([1, 3]).to_numpy()
+    np.testing.assert_array_equal(n_lines[mem], tr["nreq"].to_numpy()[mem])
+    assert (n_lines[~mem] == 0).all()
+    for ls in tr["lines"][mem].head(2000):
+        assert (np.diff(ls) > 0).all() and (np.asarray(ls) % 128 == 0).all()
+    warps = _read(traced[wl], "warps").to_pandas()
+    per_warp = tr.groupby(["launch", "warp"])["nreq"].apply(lambda s: s[tr.loc[s.index, "space"].isin([1, 3])].sum())
+    np.testing.assert_array_equal(per_warp.to_numpy(), warps["mem_requests"].to_numpy())
+
+
+def test_records_are_ordered_by_warp(traced):
+    tr = _read(traced["matmul"], "warp_trace").to_pandas()
+    key = tr["launch"].to_numpy().astype(np.int64) * 2**32 + tr["warp"].to_numpy()
+    assert (np.diff(key) >= 0).all()
+
+
+def test_coalescing_of_a_regular_kernel(traced):
+    """matmul loads a 16-float row segment per half-warp: 64 bytes, so one
+    warp's load of A touches at most 2 lines."""
+    ins = _read(traced["matmul"], "instructions").to_pandas()
+    tr = _read(traced["matmul"], "warp_trace").to_pandas()
+    loads = ins[(ins.opcode == "ld.global.f32")].pc
+    nreq = tr[tr.pc.isin(loads)].nreq
+    assert nreq.max() <= 2 and nreq.min() >= 1
+
+
+def test_shared_bank_ways_recorded(traced):
+    blocks = _read(traced["matmul"], "blocks").to_pandas()
+    assert (blocks.shared_instrs > 0).all()
+    assert (blocks.shared_ways >= blocks.shared_instrs).all()
+
+
+def test_instructions_table_has_dependences(traced):
+    ins = _read(traced["bfs"], "instructions").to_pandas()
+    ld = ins[ins.opcode.str.startswith("ld.global")].iloc[0]
+    assert len(ld.dst_regs) == 1 and len(ld.src_regs) >= 1 and ld.width_bytes == 4 and ld.space == "global"
+    assert set(ins.opclass) <= {"int", "int_mul", "fp32", "fp64", "sfu", "load", "store", "atomic",
+                                "branch", "barrier", "warp", "exit", "misc"}
+    assert ins.bb.is_monotonic_increasing
+
+
+def _digest(d):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(d.iterdir())}
+
+
+def test_deterministic_bytes(traced, tmp_path):
+    trace_workload("bfs", SPECS["bfs"], tmp_path, chunk_records=5000, progress=False)
+    assert _digest(tmp_path) == _digest(traced["bfs"])
+
+
+def test_failed_check_leaves_no_outputs(tmp_path, monkeypatch):
+    from pipeline_lib.workloads import histogram
+
+    def wrong(self, inp, out=None):
+        return {"hist": np.zeros(256, np.uint32)}
+    monkeypatch.setattr(histogram.Histogram, "reference", wrong)
+    from pipeline_lib.workloads.base import CheckError
+    with pytest.raises(CheckError):
+        trace_workload("h", {"benchmark": "histogram", "size": "small", "seed": 1, "params": {}}, tmp_path,
+                       progress=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_check_json(traced):
+    info = json.loads((traced["bfs"] / "check.json").read_text())
+    assert info["check"] == "passed" and info["launches"] >= 2 and info["workload_id"] == "bfs"

@@ -1,0 +1,68 @@
+"""Every benchmark's small input passes its reference check, and the checks
+catch wrong answers."""
+import numpy as np
+import pytest
+
+from pipeline_lib.ptx import Device
+from pipeline_lib.workloads import REGISTRY, CheckError, get
+from pipeline_lib.workloads.base import WORKLOAD_DIR
+from pipeline_lib.workloads.registry_info import SIZES
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_small_input_passes_reference(name):
+    res = get(name, "small").execute(Device())
+    assert res["check"] == "passed" and res["launches"] >= 1
+
+
+def _perturb(out):
+    """Change one value of the first array found in the output."""
+    for k, v in out.items():
+        if isinstance(v, np.ndarray) and v.size:
+            v = v.copy()
+            flat = v.reshape(-1)
+            flat[len(flat) // 2] = flat[len(flat) // 2] + (1 if v.dtype.kind in "iu" else 0.5 + abs(flat[len(flat) // 2]))
+            return {**out, k: v}
+        if isinstance(v, int):
+            return {**out, k: v + 1}
+        if isinstance(v, list) and v:
+            first = list(v[0])
+            for i, x in enumerate(first):
+                if isinstance(x, np.ndarray) and x.dtype.kind in "fiub" and x.size and i >= 2:
+                    x = x.copy()
+                    x.reshape(-1)[0] = (~x.reshape(-1)[0]) if x.dtype == bool else x.reshape(-1)[0] + 1000
+                    first[i] = x
+                    return {**out, k: [tuple(first)] + list(v[1:])}
+    raise AssertionError("nothing to perturb")
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_check_detects_a_wrong_result(name):
+    w = get(name, "small")
+    dev = Device()
+    inp = w.make_inputs(np.random.default_rng(w.seed))
+    mod = dev.load_module(WORKLOAD_DIR / w.ptx)
+    out = w.run(dev, mod, inp)
+    ref = w.reference(inp, out)
+    w.check(out, ref)
+    with pytest.raises(CheckError):
+        bad = _perturb(out)
+        w.check(bad, w.reference(inp, bad))
+
+
+def test_registry_info_matches_drivers():
+    assert set(SIZES) == set(REGISTRY)
+    for name, cls in REGISTRY.items():
+        assert {s: sorted(p) for s, p in cls.sizes.items()} == SIZES[name]
+
+
+def test_suite_covers_irregular_and_multi_launch():
+    kinds = {cls.kind for cls in REGISTRY.values()}
+    assert kinds == {"irregular", "regular"}
+
+
+def test_unknown_size_and_parameter_are_errors():
+    with pytest.raises(ValueError, match="unknown size"):
+        get("bfs", "huge")
+    with pytest.raises(ValueError, match="unknown parameters"):
+        get("bfs", "small", nodes=3)
