@@ -396,6 +396,62 @@ def _decode(st: Statement, ctx: _Ctx, labels: dict) -> np.ndarray:
     return row
 
 
+def fast_kind(row) -> int:
+    """The interpreter fast path for this instruction (isa.FK_*), or FK_NONE."""
+    op, t, ns = int(row[isa.F_OP]), int(row[isa.F_TYPE]), int(row[isa.F_NS])
+    if op in (isa.OP_LD, isa.OP_ST) and row[isa.F_VEC] == 1 and row[isa.F_SPACE] in (isa.SP_GLOBAL, isa.SP_SHARED):
+        if op == isa.OP_ST and row[isa.F_SK0] not in (isa.K_REG, isa.K_IMM):
+            return isa.FK_NONE
+        glob = row[isa.F_SPACE] == isa.SP_GLOBAL
+        if op == isa.OP_LD:
+            return isa.FK_LD_GLOBAL if glob else isa.FK_LD_SHARED
+        return isa.FK_ST_GLOBAL if glob else isa.FK_ST_SHARED
+    if row[isa.F_RND] != 0 or row[isa.F_FLAGS] != 0 or row[isa.F_ND] != 1:
+        return isa.FK_NONE
+    if any(row[isa.F_SK0 + 2 * i] not in (isa.K_REG, isa.K_IMM) for i in range(ns)):
+        return isa.FK_NONE
+    kind, size = t >> 4, t & 15
+    is_int = kind in (isa.TK_U, isa.TK_S) and size in (4, 8)
+    sub = int(row[isa.F_SUB])
+    if is_int:
+        if op == isa.OP_ADD:
+            return isa.FK_IADD
+        if op == isa.OP_SUB:
+            return isa.FK_ISUB
+        if op == isa.OP_MUL and sub == isa.MUL_LO:
+            return isa.FK_IMUL_LO
+        if op == isa.OP_MUL and sub == isa.MUL_WIDE and size == 4:
+            return isa.FK_IMUL_WIDE
+        if op == isa.OP_MAD and sub == isa.MUL_LO:
+            return isa.FK_IMAD_LO
+        if op == isa.OP_SHL:
+            return isa.FK_SHL
+        if op == isa.OP_AND:
+            return isa.FK_AND
+        if op == isa.OP_OR:
+            return isa.FK_OR
+        if op == isa.OP_XOR:
+            return isa.FK_XOR
+        if op == isa.OP_MOV:
+            return isa.FK_MOV
+        if op == isa.OP_SETP and row[isa.F_TYPE2] == 0 and sub < 6:
+            return isa.FK_SETP_INT
+    if t == isa.T_F32:
+        if op == isa.OP_ADD:
+            return isa.FK_FADD
+        if op == isa.OP_SUB:
+            return isa.FK_FSUB
+        if op == isa.OP_MUL:
+            return isa.FK_FMUL
+        if op == isa.OP_FMA:
+            return isa.FK_FFMA
+        if op == isa.OP_MOV:
+            return isa.FK_MOV
+        if op == isa.OP_SETP and row[isa.F_TYPE2] == 0 and sub < 6:
+            return isa.FK_SETP_F32
+    return isa.FK_NONE
+
+
 def immediate_postdominators(succ: list[list[int]]) -> list[int]:
     """Immediate post-dominator of every node; -1 means the virtual exit.
 
@@ -522,6 +578,8 @@ def decode_kernel(module: Module, name: str, symbols: dict | None = None,
             d = ipdom[bb_of_pc[pc]]
             code[pc, isa.F_RPC] = -1 if d < 0 else bb_start[d]
     code[:, isa.F_BB] = bb_of_pc
+    for pc in range(n):
+        code[pc, isa.F_FAST] = fast_kind(code[pc])
     return DecodedKernel(
         name=name, code=code, n_regs=len(ctx.reg_names), reg_names=ctx.reg_names,
         param_bytes=k.param_bytes, params=k.params, shared_static=ctx.shared,

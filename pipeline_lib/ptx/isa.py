@@ -41,7 +41,7 @@ FIELDS = [
     "op", "type", "type2", "rnd", "sub", "flags", "guard", "gneg",
     "nd", "d0", "d1", "d2", "d3",
     "ns", "sk0", "sv0", "sk1", "sv1", "sk2", "sv2", "sk3", "sv3",
-    "space", "abase", "aoff", "vec", "target", "rpc", "opclass", "line", "bb",
+    "space", "abase", "aoff", "vec", "target", "rpc", "opclass", "line", "bb", "fast",
 ]
 F = {n: i for i, n in enumerate(FIELDS)}
 globals().update({f"F_{n.upper()}": i for n, i in F.items()})
@@ -101,3 +101,10 @@ ERROR_TEXT = {
 }
 MAX_STACK = 64
 EMPTY_ROW = np.full(NFIELDS, -1, dtype=np.int64)
+
+# Fast paths of the interpreter (column "fast"): frequent instructions with
+# register/immediate operands, no rounding or flag modifiers, computed
+# straight from register file to register file.
+FK_NONE, FK_IADD, FK_ISUB, FK_IMUL_LO, FK_IMUL_WIDE, FK_IMAD_LO, FK_SHL, FK_AND, FK_OR, FK_XOR, \
+    FK_MOV, FK_FADD, FK_FSUB, FK_FMUL, FK_FFMA, FK_SETP_INT, FK_SETP_F32, \
+    FK_LD_GLOBAL, FK_ST_GLOBAL, FK_LD_SHARED, FK_ST_SHARED = range(21)
