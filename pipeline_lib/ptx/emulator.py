@@ -496,14 +496,15 @@ def _canon32_64(x, size, signed):
 def _fma_rn_f32(x, y, z, scratch):
     """Fused f32 multiply-add, round to nearest even (fpmath.fma_f32). The
     exact pair rounding is needed only when s = fl64(x*y + z) is inexact and
-    lies exactly halfway between two f32 values; for normal f32 results that
-    is when the 29 low mantissa bits of s are 1 followed by zeros."""
+    lies exactly halfway between two f32 values (then the double rounding may
+    go the wrong way)."""
     p = np.float64(x) * np.float64(y)
     zz = np.float64(z)
     s = p + zz
     r = np.float32(s)
-    scratch.view(np.float64)[0] = s
-    if (scratch[0] & 0x1FFFFFFF) == 0x10000000 or abs(s) < 1.1754943508222875e-38:
+    d = s - np.float64(r)
+    # s is halfway between r and its neighbour iff s + d is that neighbour
+    if d != 0.0 and (np.float64(np.float32(s + d)) == s + d or abs(s) < 1.1754943508222875e-38):
         bb = s - p
         e = (p - (s - bb)) + (zz - bb)
         if e != 0.0:
@@ -521,6 +522,7 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
     size = t & 15
     is_ld = fk == 17 or fk == 19
     glob = fk <= 18
+    S = np.int64(0x80000000) if (t >> 4) == TK_S else np.int64(0)  # sign extension of 32-bit loads
     n = 0
     last = np.int64(-1)
     if not glob:
@@ -541,13 +543,19 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
                 err[5] = a
                 err[6] = SP_GLOBAL if glob else SP_SHARED
                 return -1
-            if a % size != 0:
+            if a & (size - 1):  # sizes are powers of two
                 err[0] = E_MISALIGNED
                 err[3] = l
                 err[5] = a
                 err[6] = SP_GLOBAL if glob else SP_SHARED
                 return -1
-            if is_ld:
+            if size == 4:
+                if is_ld:
+                    x = np.int64(m32[i >> 2])
+                    R[od + l] = ((x ^ S) - S)
+                else:
+                    m32[i >> 2] = np.uint32((R[rbase + va_ * 32 + l] if ka == K_REG else va_) & 0xFFFFFFFF)
+            elif is_ld:
                 R[od + l] = canon(mem_load(m8, m16, m32, m64, i, size), t)
             else:
                 mem_store(m8, m16, m32, m64, i, size, R[rbase + va_ * 32 + l] if ka == K_REG else va_)
@@ -586,71 +594,108 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
 
 
 @njit(inline="always", cache=True)
-def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, scratch):
-    """Execute a fast-path instruction (isa.FK_*) for the lanes in mask."""
-    oa = rbase + va_ * 32
-    ob = rbase + vb_ * 32
-    oc = rbase + vc_ * 32
+def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, scratch, ta, tb, tc,
+             taf, tbf, tcf):
+    """Execute a fast-path instruction (isa.FK_*) for the lanes in mask.
+
+    Operand arrays are chosen once (register file or a temporary filled with
+    the immediate), canonicalisation is branch-free ((r & M) ^ S) - S, and
+    masked lanes keep their old value through a branch-free select, so the
+    lane loops are straight-line code."""
+    if ka == K_IMM:
+        for l in range(32):
+            ta[l] = va_
+        A = ta
+        ao = 0
+    else:  # a register, or no such operand (never read)
+        A = R
+        ao = rbase + va_ * 32 if ka == K_REG else 0
+    if kb == K_IMM:
+        for l in range(32):
+            tb[l] = vb_
+        B = tb
+        bo = 0
+    else:  # a register, or no such operand (never read)
+        B = R
+        bo = rbase + vb_ * 32 if kb == K_REG else 0
+    if kc == K_IMM:
+        for l in range(32):
+            tc[l] = vc_
+        C = tc
+        co = 0
+    else:  # a register, or no such operand (never read)
+        C = R
+        co = rbase + vc_ * 32 if kc == K_REG else 0
     size = t & 15
     signed = (t >> 4) == TK_S
-    full = mask == 0xFFFFFFFF
-    if fk <= 10:  # integer (and mov of any 32/64-bit type)
-        if fk == 10 and (t >> 4) == TK_F:
-            size = 8 if size == 8 else 4
-            signed = False
-        for l in range(32):
-            if full or (mask >> l) & 1:
-                x = _src(R, oa, ka, va_, l)
-                if fk == 10:
-                    r = x
-                elif fk == 1:
-                    r = x + _src(R, ob, kb, vb_, l)
-                elif fk == 2:
-                    r = x - _src(R, ob, kb, vb_, l)
-                elif fk == 3:
-                    r = x * _src(R, ob, kb, vb_, l)
-                elif fk == 4:  # mul.wide of 32-bit operands: exact in int64
-                    r = _canon32_64(x, 4, signed) * _canon32_64(_src(R, ob, kb, vb_, l), 4, signed)
-                    R[od + l] = r
-                    continue
-                elif fk == 5:
-                    r = x * _src(R, ob, kb, vb_, l) + _src(R, oc, kc, vc_, l)
-                elif fk == 6:
-                    sh = _src(R, ob, kb, vb_, l) & 0xFFFFFFFF
-                    r = x << sh if sh < size * 8 else np.int64(0)
-                elif fk == 7:
-                    r = x & _src(R, ob, kb, vb_, l)
-                elif fk == 8:
-                    r = x | _src(R, ob, kb, vb_, l)
-                else:
-                    r = x ^ _src(R, ob, kb, vb_, l)
-                R[od + l] = _canon32_64(r, size, signed)
-    elif fk <= 14:  # f32 arithmetic, round to nearest
-        fa = f32_of_bits(va_, scratch) if ka != K_REG else np.float32(0)
-        fb = f32_of_bits(vb_, scratch) if kb != K_REG else np.float32(0)
-        fc = f32_of_bits(vc_, scratch) if kc != K_REG else np.float32(0)
-        for l in range(32):
-            if full or (mask >> l) & 1:
-                x = _src_f32(Rf32, oa, ka, fa, l)
-                y = _src_f32(Rf32, ob, kb, fb, l)
-                if fk == 11:
-                    r = x + y
-                elif fk == 12:
-                    r = x - y
-                elif fk == 13:
-                    r = x * y
-                else:
-                    r = _fma_rn_f32(x, y, _src_f32(Rf32, oc, kc, fc, l), scratch)
-                R[od + l] = 0
-                Rf32[2 * (od + l)] = r
-    elif fk == 15:  # setp on integers
-        for l in range(32):
-            if full or (mask >> l) & 1:
-                x = _canon32_64(_src(R, oa, ka, va_, l), size, signed)
-                y = _canon32_64(_src(R, ob, kb, vb_, l), size, signed)
-                if size == 8 and not signed:
-                    x ^= INT64_MIN
-                    y ^= INT64_MIN
+    if fk == 10 and (t >> 4) == TK_F:
+        signed = False
+    M = np.int64(-1) if size == 8 else np.int64(0xFFFFFFFF)
+    S = np.int64(0x80000000) if (signed and size == 4) else np.int64(0)
+    if fk <= 10 or fk == 15:
+        if fk == 10:
+            for l in range(32):
+                sel = -((mask >> l) & 1)
+                old = R[od + l]
+                R[od + l] = old ^ (((((A[ao + l] & M) ^ S) - S) ^ old) & sel)
+        elif fk == 1:
+            for l in range(32):
+                sel = -((mask >> l) & 1)
+                old = R[od + l]
+                R[od + l] = old ^ ((((((A[ao + l] + B[bo + l]) & M) ^ S) - S) ^ old) & sel)
+        elif fk == 2:
+            for l in range(32):
+                sel = -((mask >> l) & 1)
+                old = R[od + l]
+                R[od + l] = old ^ ((((((A[ao + l] - B[bo + l]) & M) ^ S) - S) ^ old) & sel)
+        elif fk == 3:
+            for l in range(32):
+                sel = -((mask >> l) & 1)
+                old = R[od + l]
+                R[od + l] = old ^ ((((((A[ao + l] * B[bo + l]) & M) ^ S) - S) ^ old) & sel)
+        elif fk == 4:  # mul.wide of 32-bit operands: exact in int64
+            for l in range(32):
+                sel = -((mask >> l) & 1)
+                old = R[od + l]
+                x = ((A[ao + l] & 0xFFFFFFFF) ^ S) - S
+                y = ((B[bo + l] & 0xFFFFFFFF) ^ S) - S
+                R[od + l] = old ^ ((x * y ^ old) & sel)
+        elif fk == 5:
+            for l in range(32):
+                sel = -((mask >> l) & 1)
+                old = R[od + l]
+                R[od + l] = old ^ ((((((A[ao + l] * B[bo + l] + C[co + l]) & M) ^ S) - S) ^ old) & sel)
+        elif fk == 6:
+            nbits = size * 8
+            for l in range(32):
+                sel = -((mask >> l) & 1)
+                old = R[od + l]
+                sh = B[bo + l] & 0xFFFFFFFF
+                r = A[ao + l] << min(sh, 63)
+                r = r if sh < nbits else np.int64(0)
+                R[od + l] = old ^ (((((r & M) ^ S) - S) ^ old) & sel)
+        elif fk == 7:
+            for l in range(32):
+                sel = -((mask >> l) & 1)
+                old = R[od + l]
+                R[od + l] = old ^ ((((((A[ao + l] & B[bo + l]) & M) ^ S) - S) ^ old) & sel)
+        elif fk == 8:
+            for l in range(32):
+                sel = -((mask >> l) & 1)
+                old = R[od + l]
+                R[od + l] = old ^ ((((((A[ao + l] | B[bo + l]) & M) ^ S) - S) ^ old) & sel)
+        elif fk == 9:
+            for l in range(32):
+                sel = -((mask >> l) & 1)
+                old = R[od + l]
+                R[od + l] = old ^ ((((((A[ao + l] ^ B[bo + l]) & M) ^ S) - S) ^ old) & sel)
+        else:  # setp on integers: canonical operands, unsigned 64-bit by flipping the sign bit
+            flip = INT64_MIN if (size == 8 and not signed) else np.int64(0)
+            for l in range(32):
+                sel = -((mask >> l) & 1)
+                old = R[od + l]
+                x = (((A[ao + l] & M) ^ S) - S) ^ flip
+                y = (((B[bo + l] & M) ^ S) - S) ^ flip
                 if sub == 0:
                     c = x == y
                 elif sub == 1:
@@ -663,34 +708,63 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
                     c = x > y
                 else:
                     c = x >= y
-                R[od + l] = 1 if c else 0
-    else:  # setp on f32, ordered comparisons
-        fa = f32_of_bits(va_, scratch) if ka != K_REG else np.float32(0)
-        fb = f32_of_bits(vb_, scratch) if kb != K_REG else np.float32(0)
+                R[od + l] = old ^ ((np.int64(c) ^ old) & sel)
+        return
+    Af = taf if ka == K_IMM else Rf32
+    Bf = tbf if kb == K_IMM else Rf32
+    Cf = tcf if kc == K_IMM else Rf32
+    if fk == 16:  # setp on f32, ordered comparisons
+        for l in range(32):
+            sel = -((mask >> l) & 1)
+            old = R[od + l]
+            x = Af[2 * (ao + l)]
+            y = Bf[2 * (bo + l)]
+            if sub == 0:
+                c = x == y
+            elif sub == 1:
+                c = x != y and x == x and y == y
+            elif sub == 2:
+                c = x < y
+            elif sub == 3:
+                c = x <= y
+            elif sub == 4:
+                c = x > y
+            else:
+                c = x >= y
+            R[od + l] = old ^ ((np.int64(c) ^ old) & sel)
+        return
+    full = mask == 0xFFFFFFFF
+    if fk == 11:
         for l in range(32):
             if full or (mask >> l) & 1:
-                x = _src_f32(Rf32, oa, ka, fa, l)
-                y = _src_f32(Rf32, ob, kb, fb, l)
-                if sub == 0:
-                    c = x == y
-                elif sub == 1:
-                    c = x != y and x == x and y == y
-                elif sub == 2:
-                    c = x < y
-                elif sub == 3:
-                    c = x <= y
-                elif sub == 4:
-                    c = x > y
-                else:
-                    c = x >= y
-                R[od + l] = 1 if c else 0
+                r = Af[2 * (ao + l)] + Bf[2 * (bo + l)]
+                R[od + l] = 0  # the destination may be a source: read first
+                Rf32[2 * (od + l)] = r
+    elif fk == 12:
+        for l in range(32):
+            if full or (mask >> l) & 1:
+                r = Af[2 * (ao + l)] - Bf[2 * (bo + l)]
+                R[od + l] = 0  # the destination may be a source: read first
+                Rf32[2 * (od + l)] = r
+    elif fk == 13:
+        for l in range(32):
+            if full or (mask >> l) & 1:
+                r = Af[2 * (ao + l)] * Bf[2 * (bo + l)]
+                R[od + l] = 0  # the destination may be a source: read first
+                Rf32[2 * (od + l)] = r
+    else:
+        for l in range(32):
+            if full or (mask >> l) & 1:
+                r = _fma_rn_f32(Af[2 * (ao + l)], Bf[2 * (bo + l)], Cf[2 * (co + l)], scratch)
+                R[od + l] = 0
+                Rf32[2 * (od + l)] = r
 
 
 @njit(cache=True, _nrt=False)
 def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
             gmem, g16, g32, g64, gshadow, gbase, cmem, c16, c32, c64, pmem, p16, p32, p64,
             smem, s16, s32, s64, smem_size, lmem, l16, l32, l64, local_size,
-            R, Rf32, Rf64, va, vb, vc, vd, vr, vr2, vaf, vbf, vcf, vrf, vad, vbd, vcd, vrd,
+            R, Rf32, Rf64, va, vb, vc, vd, vr, vr2, vaf, vbf, vcf, vdf, vrf, vad, vbd, vcd, vrd,
             addr, lspace, scratch, lines_tmp, bank_cnt, bank_words, tid_x, tid_y, tid_z,
             spc, srpc, smask, depth, status, tr_warp, tr_pc, tr_mask, tr_space, tr_nreq, lines,
             trace_on, rec_limit, instr_limit, blk_stats, warp_stats, err, dyn_smem, state):
@@ -771,13 +845,11 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                     g = code[pc, F_GUARD]
                     if g >= 0:
                         gb = rbase + g * 32
-                        gneg = code[pc, F_GNEG] != 0
+                        gneg = code[pc, F_GNEG]
                         m = 0
                         for l in range(32):
-                            if (amask >> l) & 1:
-                                if (R[gb + l] != 0) != gneg:
-                                    m |= np.int64(1) << l
-                        mask = m
+                            m |= (np.int64(R[gb + l] != 0) ^ gneg) << l
+                        mask = amask & m
                     instr_done += 1
                     if instr_done > instr_limit:
                         err[0] = E_INSTR_LIMIT
@@ -821,7 +893,8 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                     elif fk != 0:
                         fast_alu(fk, t, code[pc, F_SUB], mask, R, Rf32, rbase + code[pc, F_D0] * 32,
                                  code[pc, F_SK0], code[pc, F_SV0], code[pc, F_SK0 + 2], code[pc, F_SV0 + 2],
-                                 code[pc, F_SK0 + 4], code[pc, F_SV0 + 4], rbase, scratch)
+                                 code[pc, F_SK0 + 4], code[pc, F_SV0 + 4], rbase, scratch, vb, vc, vd,
+                                 vbf, vcf, vdf)
                     else:
                         ns = code[pc, F_NS]
                         if ns > 0:
@@ -922,7 +995,7 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                                         err[5] = a if sp != SP_SHARED else a
                                         err[6] = sp
                                         return 2
-                                    if a % tsize != 0 or (vec > 1 and a % nbytes != 0):
+                                    if a & (nbytes - 1):  # sizes are powers of two (vec is 1, 2 or 4)
                                         err[0] = E_MISALIGNED
                                         err[1] = b
                                         err[2] = w
@@ -1486,6 +1559,7 @@ def run_blocks(code, n_regs, grid, block, blk_begin, blk_end,
     vaf = va.view(np.float32)
     vbf = vb.view(np.float32)
     vcf = vc.view(np.float32)
+    vdf = vd.view(np.float32)
     vrf = vr.view(np.float32)
     vad = va.view(np.float64)
     vbd = vb.view(np.float64)
@@ -1525,7 +1599,7 @@ def run_blocks(code, n_regs, grid, block, blk_begin, blk_end,
         rc = _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                      gmem, g16, g32, g64, gshadow, gbase, cmem, c16, c32, c64, pmem, p16, p32, p64,
                      smem, s16, s32, s64, smem_size, lmem, l16, l32, l64, local_size,
-                     R, Rf32, Rf64, va, vb, vc, vd, vr, vr2, vaf, vbf, vcf, vrf, vad, vbd, vcd, vrd,
+                     R, Rf32, Rf64, va, vb, vc, vd, vr, vr2, vaf, vbf, vcf, vdf, vrf, vad, vbd, vcd, vrd,
                      addr, lspace, scratch, lines_tmp, bank_cnt, bank_words, tid_x, tid_y, tid_z,
                      spc, srpc, smask, depth, status, tr_warp, tr_pc, tr_mask, tr_space, tr_nreq, lines,
                      trace_on, rec_limit, instr_limit, blk_stats, warp_stats, err, dyn_smem, state)
