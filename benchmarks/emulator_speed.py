@@ -42,7 +42,7 @@ def measure(name: str, trace: bool) -> tuple[float, int, float]:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("workloads", nargs="*", default=["lbm", "spmv", "bfs"])
+    ap.add_argument("workloads", nargs="*", default=["sssp", "mst", "spmv", "kmeans", "lbm", "cfd"])
     ap.add_argument("--trace", action="store_true", help="also collect the per-warp trace in memory")
     args = ap.parse_args()
     get("reduction", "small").execute(Device())  # load the compiled emulator

@@ -273,3 +273,33 @@ def test_special_registers_and_hex_float_immediates():
     x = np.arange(N, dtype=np.float32)
     got = run_op("mov.u32 %r20, %laneid;\n cvt.rn.f32.u32 %f5, %r20;\n fma.rn.f32 D, A, 0f40000000, %f5;", "f32", x)
     np.testing.assert_array_equal(got, 2 * x + (np.arange(N) % 32))
+
+
+@pytest.mark.parametrize("op,fn", [
+    ("ex2.approx.f32", np.exp2), ("lg2.approx.f32", np.log2), ("sin.approx.f32", np.sin),
+    ("cos.approx.f32", np.cos), ("rsqrt.approx.f32", lambda x: 1 / np.sqrt(x)), ("tanh.approx.f32", np.tanh)])
+def test_sfu_ops_are_correctly_rounded(op, fn):
+    # documented deviation: .approx results are the correctly rounded value,
+    # not the hardware's approximation
+    x = floats(np.float32)
+    x = np.abs(x[np.isfinite(x)]) % 50 + np.float32(0.01)
+    x[3] = np.nan
+    with np.errstate(all="ignore"):
+        want = fn(x.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(run_op(f"{op} D, A;", "f32", x), want)
+
+
+def test_ftz_flushes_subnormals():
+    x = np.array([1e-40, -1e-40, 1.0, 3e-39] * 10, np.float32)
+    got = run_op("mul.ftz.f32 D, A, 0f3F800000;", "f32", x)
+    np.testing.assert_array_equal(got, np.where(np.abs(x) < 1.1754944e-38, 0, x).astype(np.float32))
+    assert np.signbit(got[1])
+
+
+def test_slct_and_copysign():
+    a, b = ints(np.int32), ints(np.int32)[::-1].copy()
+    c = ints(np.int32, lo=-5, hi=5)
+    np.testing.assert_array_equal(run_op("slct.s32.s32 D, A, B, C;", "s32", a, "s32", b, "s32", c),
+                                  np.where(c >= 0, a, b))
+    x, y = floats(np.float32), floats(np.float32)[::-1].copy()
+    np.testing.assert_array_equal(run_op("copysign.f32 D, A, B;", "f32", x, "f32", y), np.copysign(y, x))

@@ -594,38 +594,29 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
 
 
 @njit(inline="always", cache=True)
+def _operand(k, v, R, tmp, rbase):
+    """(array, offset) holding an operand's 32 lanes: the register file, or
+    tmp filled with the immediate (absent operands are never read)."""
+    if k == K_IMM:
+        for l in range(32):
+            tmp[l] = v
+        return tmp, 0
+    return R, (rbase + v * 32 if k == K_REG else 0)
+
+
+@njit(inline="always", cache=True)
 def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, scratch, ta, tb, tc,
              taf, tbf, tcf):
     """Execute a fast-path instruction (isa.FK_*) for the lanes in mask.
 
-    Operand arrays are chosen once (register file or a temporary filled with
+    Each operation has its own lane loop on purpose: a shared loop with the
+    operation switch inside costs a branch per lane. Operand arrays are chosen once (register file or a temporary filled with
     the immediate), canonicalisation is branch-free ((r & M) ^ S) - S, and
     masked lanes keep their old value through a branch-free select, so the
     lane loops are straight-line code."""
-    if ka == K_IMM:
-        for l in range(32):
-            ta[l] = va_
-        A = ta
-        ao = 0
-    else:  # a register, or no such operand (never read)
-        A = R
-        ao = rbase + va_ * 32 if ka == K_REG else 0
-    if kb == K_IMM:
-        for l in range(32):
-            tb[l] = vb_
-        B = tb
-        bo = 0
-    else:  # a register, or no such operand (never read)
-        B = R
-        bo = rbase + vb_ * 32 if kb == K_REG else 0
-    if kc == K_IMM:
-        for l in range(32):
-            tc[l] = vc_
-        C = tc
-        co = 0
-    else:  # a register, or no such operand (never read)
-        C = R
-        co = rbase + vc_ * 32 if kc == K_REG else 0
+    A, ao = _operand(ka, va_, R, ta, rbase)
+    B, bo = _operand(kb, vb_, R, tb, rbase)
+    C, co = _operand(kc, vc_, R, tc, rbase)
     size = t & 15
     signed = (t >> 4) == TK_S
     if fk == 10 and (t >> 4) == TK_F:
@@ -1273,20 +1264,22 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                                     elif op == OP_SQRT:
                                         fr = np.float32(np.sqrt(fx)) if fx >= 0 else np.float32(np.nan) if fx == fx and fx != 0 else fx
                                     elif op == OP_RSQRT:
-                                        fr = np.float32(1.0 / math.sqrt(fx)) if fx > 0 else (
+                                        fr = np.float32(1.0 / math.sqrt(np.float64(fx))) if fx > 0 else (
                                             np.float32(math.copysign(np.inf, fx)) if fx == 0 else np.float32(np.nan))
+                                    # transcendentals: evaluated in f64 and rounded once (on an f32 argument
+                                    # numba would call single-precision libm, up to 1 ulp off)
                                     elif op == OP_SIN:
-                                        fr = np.float32(math.sin(fx)) if not math.isinf(fx) else np.float32(np.nan)
+                                        fr = np.float32(math.sin(np.float64(fx))) if not math.isinf(fx) else np.float32(np.nan)
                                     elif op == OP_COS:
-                                        fr = np.float32(math.cos(fx)) if not math.isinf(fx) else np.float32(np.nan)
+                                        fr = np.float32(math.cos(np.float64(fx))) if not math.isinf(fx) else np.float32(np.nan)
                                     elif op == OP_TANH:
-                                        fr = np.float32(math.tanh(fx))
+                                        fr = np.float32(math.tanh(np.float64(fx)))
                                     elif op == OP_LG2:
-                                        fr = np.float32(math.log2(fx)) if fx > 0 else (
+                                        fr = np.float32(math.log2(np.float64(fx))) if fx > 0 else (
                                             np.float32(-np.inf) if fx == 0 else np.float32(np.nan))
                                     elif op == OP_EX2:
                                         fxx = np.float64(fx)
-                                        fr = np.float32(2.0 ** fxx) if fxx < 1024 else np.float32(np.inf)
+                                        fr = np.float32(2.0 ** fxx) if (fxx < 1024 or fxx != fxx) else np.float32(np.inf)
                                     elif op == OP_COPYSIGN:
                                         fr = np.float32(math.copysign(fy, fx))
                                     else:

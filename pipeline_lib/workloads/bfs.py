@@ -17,7 +17,7 @@ class BFS(Workload):
     description = "frontier BFS, one launch per level, atomicCAS claims"
     sizes = {
         "small": {"graph": "rmat", "scale": 10, "edge_factor": 8, "rows": 24, "cols": 24},
-        "paper": {"graph": "rmat", "scale": 17, "edge_factor": 8, "rows": 320, "cols": 320},
+        "paper": {"graph": "rmat", "scale": 20, "edge_factor": 8, "rows": 640, "cols": 640},
     }
 
     def make_inputs(self, rng):

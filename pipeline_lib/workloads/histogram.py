@@ -14,7 +14,7 @@ class Histogram(Workload):
     description = "per-block shared-memory histogram with atomics, merged globally"
     sizes = {
         "small": {"bytes": 65_536, "blocks": 16},
-        "paper": {"bytes": 16_777_216, "blocks": 1024},
+        "paper": {"bytes": 33_554_432, "blocks": 4096},
     }
 
     def make_inputs(self, rng):

@@ -14,7 +14,7 @@ class Reduction(Workload):
     description = "grid-stride sum, __shfl_down_sync tree, atomicAdd per block"
     sizes = {
         "small": {"elements": 65_536, "blocks": 16},
-        "paper": {"elements": 16_777_216, "blocks": 2048},
+        "paper": {"elements": 33_554_432, "blocks": 4096},
     }
 
     def make_inputs(self, rng):

@@ -18,7 +18,7 @@ class SSSP(Workload):
     description = "worklist Bellman-Ford, atomicMin relaxations, deduplicated pushes"
     sizes = {
         "small": {"graph": "rmat", "scale": 10, "edge_factor": 8, "rows": 24, "cols": 24, "max_weight": 100},
-        "paper": {"graph": "rmat", "scale": 16, "edge_factor": 8, "rows": 256, "cols": 256, "max_weight": 100},
+        "paper": {"graph": "rmat", "scale": 19, "edge_factor": 8, "rows": 512, "cols": 512, "max_weight": 100},
     }
 
     def make_inputs(self, rng):
