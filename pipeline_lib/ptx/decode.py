@@ -81,7 +81,7 @@ def _canon_int(v: int, t: int) -> int:
 
 
 class _Ctx:
-    def __init__(self, kernel: Kernel, symbols: dict, source: str):
+    def __init__(self, kernel: Kernel, symbols: dict, source: str, module_shared=()):
         self.k = kernel
         self.source = source
         self.reg_index: dict[str, int] = {}
@@ -95,7 +95,10 @@ class _Ctx:
         shared = 0
         dyn = False
         local = 0
-        for v in kernel.variables:
+        # module-scope .shared arrays (nvcc puts `extern __shared__` there) are
+        # laid out for each kernel like its own
+        variables = [v for v in module_shared] + list(kernel.variables)
+        for v in variables:
             if v.space == "shared":
                 if v.extern or v.count == 0:
                     dyn = True
@@ -110,7 +113,7 @@ class _Ctx:
             else:
                 raise PTXError(f"unsupported kernel-scope .{v.space} variable", source,
                                kernel.line, v.name, kernel.name)
-        for v in kernel.variables:  # dynamic shared memory starts after the static part
+        for v in variables:  # dynamic shared memory starts after the static part
             if v.space == "shared" and (v.extern or v.count == 0):
                 self.symbols[v.name] = (isa.SP_SHARED, (shared + 15) // 16 * 16)
         self.shared = shared
@@ -521,7 +524,7 @@ def decode_kernel(module: Module, name: str, symbols: dict | None = None,
         raise PTXError(f"no kernel named {name!r}; the module has {sorted(module.kernels)}",
                        module.source)
     k = module.kernels[name]
-    ctx = _Ctx(k, symbols or {}, module.source)
+    ctx = _Ctx(k, symbols or {}, module.source, [v for v in module.variables if v.space == "shared"])
     stmts: list[Statement] = []
     labels: dict[str, int] = {}
     for item in k.body:

@@ -195,6 +195,8 @@ class Device:
                 if v.init:
                     self.mem[self._span(addr, len(v.init))] = np.frombuffer(v.init, np.uint8)
                 symbols[v.name] = (isa.SP_GLOBAL, addr)
+            elif v.space == "shared":
+                pass  # placed per kernel by the decoder (shared memory is per block)
             else:
                 raise PTXError(f"unsupported module-level .{v.space} variable {v.name}", source)
         const.extend(b"\0" * (-len(const) % 8 or 0))
