@@ -1,0 +1,93 @@
+"""Hardware configurations: loading, validation and derived quantities.
+
+A configuration is a YAML file in ``config/hardware/`` validated against
+``config/hardware/schema.yaml`` (fields in docs/hardware.md). It is kept as a
+plain nested dict so that rules can pass exactly the slice they use through
+``params:``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from ..config import ROOT
+
+HARDWARE_DIR = ROOT / "config" / "hardware"
+
+
+class HardwareError(ValueError):
+    """An invalid hardware configuration; the message names file and field."""
+
+
+def _validate(cfg: dict, source: str) -> dict:
+    import jsonschema
+
+    schema = yaml.safe_load((HARDWARE_DIR / "schema.yaml").read_text())
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(cfg), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        field = ".".join(str(p) for p in e.absolute_path) or "(top level)"
+        raise HardwareError(f"{source}: invalid field '{field}': {e.message}")
+    limits = cfg["sm_limits"]
+    if limits["warps"] * cfg["warp_size"] < limits["threads"]:
+        raise HardwareError(f"{source}: invalid field 'sm_limits.threads': {limits['threads']} threads need more "
+                            f"than sm_limits.warps = {limits['warps']} warps")
+    clocks = [p["clock_mhz"] for p in cfg["vf_table"]]
+    if clocks != sorted(clocks) or len(set(clocks)) != len(clocks):
+        raise HardwareError(f"{source}: invalid field 'vf_table': clocks must be strictly ascending")
+    if cfg["l1"]["size_bytes"] % (cfg["l1"]["line_bytes"] * cfg["l1"]["assoc"]):
+        raise HardwareError(f"{source}: invalid field 'l1.size_bytes': not a multiple of line size x associativity")
+    if cfg["l2"]["size_bytes"] % (cfg["l2"]["line_bytes"] * cfg["l2"]["assoc"] * cfg["l2"]["slices"]):
+        raise HardwareError(f"{source}: invalid field 'l2.size_bytes': not a multiple of line size x "
+                            "associativity x slices")
+    return cfg
+
+
+def load_hardware(name_or_path) -> dict:
+    """Load and validate a configuration by name (``config/hardware/<name>.yaml``) or path."""
+    p = Path(name_or_path)
+    if p.suffix not in (".yaml", ".yml"):
+        p = HARDWARE_DIR / f"{name_or_path}.yaml"
+    if not p.exists():
+        known = sorted(x.stem for x in HARDWARE_DIR.glob("*.yaml") if x.stem != "schema")
+        raise HardwareError(f"no hardware configuration {name_or_path!r} (known: {', '.join(known)})")
+    try:
+        cfg = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as e:
+        raise HardwareError(f"{p}: not valid YAML: {e}") from None
+    cfg = _validate(cfg if isinstance(cfg, dict) else {}, str(p))
+    if cfg["name"] != p.stem:
+        raise HardwareError(f"{p}: invalid field 'name': '{cfg['name']}' differs from the file name '{p.stem}'")
+    return cfg
+
+
+def dram_bandwidth_gbs(hw: dict) -> float:
+    """Peak DRAM bandwidth in GB/s (10^9 bytes/s): channels x bus bytes x clock x transfers per clock."""
+    d = hw["dram"]
+    return d["channels"] * d["bus_bits_per_channel"] / 8 * d["clock_mhz"] * 1e6 * d["transfers_per_clock"] / 1e9
+
+
+def occupancy(hw: dict, threads_per_block: int, regs_per_thread: int, shared_bytes: int) -> dict:
+    """Blocks resident per SM (SM occupancy) and in the GPU (system occupancy,
+    seed 3.2.1) for a kernel, and the limiting resource.
+
+    Registers are counted per thread without allocation granularity and warps
+    are whole (a 48-thread block takes 2 warps): a documented simplification
+    of the CUDA occupancy calculator.
+    """
+    lim = hw["sm_limits"]
+    warps = -(-threads_per_block // hw["warp_size"])
+    bounds = {
+        "blocks": lim["blocks"],
+        "warps": lim["warps"] // warps,
+        "threads": lim["threads"] // threads_per_block,
+        "registers": lim["registers"] // max(1, regs_per_thread * warps * hw["warp_size"]),
+        "shared": lim["shared_bytes"] // shared_bytes if shared_bytes else lim["blocks"],
+    }
+    limiter = min(bounds, key=lambda k: (bounds[k], list(bounds).index(k)))
+    per_sm = bounds[limiter]
+    if per_sm < 1:
+        raise HardwareError(f"{hw['name']}: a block of {threads_per_block} threads, {regs_per_thread} registers/thread "
+                            f"and {shared_bytes} B shared memory does not fit on an SM (limited by {limiter})")
+    return {"sm_occupancy": per_sm, "system_occupancy": per_sm * hw["cores"], "limited_by": limiter}
