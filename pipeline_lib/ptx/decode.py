@@ -409,6 +409,22 @@ def fast_kind(row) -> int:
         if op == isa.OP_LD:
             return isa.FK_LD_GLOBAL if glob else isa.FK_LD_SHARED
         return isa.FK_ST_GLOBAL if glob else isa.FK_ST_SHARED
+    if op == isa.OP_LD and row[isa.F_VEC] == 1 and row[isa.F_ABASE] < 0 and \
+            row[isa.F_SPACE] in (isa.SP_PARAM, isa.SP_CONST):
+        return isa.FK_LD_UNIFORM  # same address in every lane
+    if op == isa.OP_CVTA and row[isa.F_SK0] == isa.K_REG:
+        return isa.FK_CVTA
+    if op == isa.OP_CVT and row[isa.F_FLAGS] == 0 and row[isa.F_SK0] == isa.K_REG:
+        t2 = int(row[isa.F_TYPE2])
+        k1, s1, k2, s2 = t >> 4, t & 15, t2 >> 4, t2 & 15
+        ints = (isa.TK_U, isa.TK_S)
+        if t == isa.T_F32 and k2 in ints and s2 == 4 and row[isa.F_RND] == isa.R_RN:
+            return isa.FK_CVT_I2F
+        if k1 in ints and s1 == 4 and t2 == isa.T_F32 and row[isa.F_RND] == isa.R_RZI:
+            return isa.FK_CVT_F2I
+        if k1 in ints and k2 in ints and s1 in (4, 8) and s2 in (4, 8) and row[isa.F_RND] == 0:
+            return isa.FK_CVT_I2I
+        return isa.FK_NONE
     if row[isa.F_RND] != 0 or row[isa.F_FLAGS] != 0 or row[isa.F_ND] != 1:
         return isa.FK_NONE
     if any(row[isa.F_SK0 + 2 * i] not in (isa.K_REG, isa.K_IMM) for i in range(ns)):

@@ -857,7 +857,7 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                     count_mask = mask
                     # ---- fetch sources (all 32 lanes; only active lanes are used)
                     fk = code[pc, F_FAST]
-                    if fk >= 17:
+                    if 17 <= fk <= 20:
                         if fk <= 18:
                             nreq = fast_mem(fk, t, mask, R, rbase, rbase + code[pc, F_D0] * 32, code[pc, F_SK0],
                                             code[pc, F_SV0], code[pc, F_ABASE], code[pc, F_AOFF], gmem, g16, g32,
@@ -881,6 +881,66 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                         else:
                             bs[BS_SHARED_INSTRS] += 1
                             bs[BS_SHARED_WAYS] += nreq
+                    elif fk >= 21:
+                        od = rbase + code[pc, F_D0] * 32
+                        oa = rbase + code[pc, F_SV0] * 32
+                        if fk == 21:  # ld.param / ld.const at a fixed address: one load, all lanes
+                            a = code[pc, F_AOFF]
+                            if code[pc, F_SPACE] == SP_PARAM:
+                                ok = a >= 0 and a + tsize <= len(pmem)
+                                x = mem_load(pmem, p16, p32, p64, a, tsize) if ok else np.int64(0)
+                            else:
+                                ok = a >= 0 and a + tsize <= len(cmem)
+                                x = mem_load(cmem, c16, c32, c64, a, tsize) if ok else np.int64(0)
+                            if (not ok or a & (tsize - 1)) and mask != 0:
+                                err[0] = E_OOB if not ok else E_MISALIGNED
+                                err[1] = b
+                                err[2] = w
+                                err[3] = 0
+                                err[4] = pc
+                                err[5] = a
+                                err[6] = code[pc, F_SPACE]
+                                return 2
+                            x = canon(x, t)
+                            for l in range(32):
+                                sel = -((mask >> l) & 1)
+                                old = R[od + l]
+                                R[od + l] = old ^ ((x ^ old) & sel)
+                            if mask != 0:
+                                rec_space = code[pc, F_SPACE]
+                                nreq = 1
+                        elif fk == 22:  # cvta between generic and a state space
+                            sp = code[pc, F_SPACE]
+                            delta = np.int64(0)
+                            if sp == SP_SHARED:
+                                delta = SHARED_WINDOW
+                            elif sp == SP_LOCAL:
+                                delta = LOCAL_WINDOW
+                            if code[pc, F_SUB] == 1:
+                                delta = -delta
+                            M = np.int64(-1) if tsize == 8 else np.int64(0xFFFFFFFF)
+                            for l in range(32):
+                                sel = -((mask >> l) & 1)
+                                old = R[od + l]
+                                R[od + l] = old ^ ((((R[oa + l] + delta) & M) ^ old) & sel)
+                        elif fk == 23:  # cvt.rn.f32.{s,u}32
+                            t2 = code[pc, F_TYPE2]
+                            S2 = np.int64(0x80000000) if (t2 >> 4) == TK_S else np.int64(0)
+                            for l in range(32):
+                                if (mask >> l) & 1:
+                                    r32 = np.float32((((R[oa + l] & 0xFFFFFFFF) ^ S2) - S2))
+                                    R[od + l] = 0
+                                    Rf32[2 * (od + l)] = r32
+                        elif fk == 24:  # cvt.rzi.{s,u}32.f32
+                            for l in range(32):
+                                if (mask >> l) & 1:
+                                    R[od + l] = canon(float_to_int(np.float64(Rf32[2 * (oa + l)]), t, 5), t)
+                        else:  # integer widening/narrowing between 32 and 64 bits
+                            t2 = code[pc, F_TYPE2]
+                            for l in range(32):
+                                sel = -((mask >> l) & 1)
+                                old = R[od + l]
+                                R[od + l] = old ^ ((canon(canon(R[oa + l], t2), t) ^ old) & sel)
                     elif fk != 0:
                         fast_alu(fk, t, code[pc, F_SUB], mask, R, Rf32, rbase + code[pc, F_D0] * 32,
                                  code[pc, F_SK0], code[pc, F_SV0], code[pc, F_SK0 + 2], code[pc, F_SV0 + 2],
