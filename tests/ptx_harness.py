@@ -86,12 +86,3 @@ def run_op(body, ta, a, tb=None, b=None, tc=None, c=None, td=None):
     dev.launch(mod, "k", ((n + 63) // 64,), (64,), [out, *bufs, n])
     return dev.from_device(out, NP[td], n)
 
-
-def run_kernel(ptx: str, name: str, grid, block, arrays: dict, scalars=(), out_specs=None, dev=None, sink=None):
-    """Run ``name`` with the given input arrays (uploaded in order) followed by
-    scalars; returns the device and a dict of device pointers."""
-    dev = dev or Device(sink=sink)
-    mod = dev.load_module(ptx, source="<test>")
-    ptrs = {k: dev.to_device(v) for k, v in arrays.items()}
-    info = dev.launch(mod, name, grid, block, [*ptrs.values(), *scalars])
-    return dev, ptrs, info

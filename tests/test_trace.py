@@ -132,3 +132,10 @@ def test_failed_check_leaves_no_outputs(tmp_path, monkeypatch):
 def test_check_json(traced):
     info = json.loads((traced["bfs"] / "check.json").read_text())
     assert info["check"] == "passed" and info["launches"] >= 2 and info["workload_id"] == "bfs"
+
+
+def test_without_warp_trace_summaries_remain(tmp_path):
+    trace_workload("bfs", SPECS["bfs"], tmp_path, warp_trace=False, progress=False)
+    assert _read(tmp_path, "warp_trace").num_rows == 0
+    assert _read(tmp_path, "warp_trace").column_names == [c for c, _, _ in TABLES["warp_trace"]]
+    assert _read(tmp_path, "launches").to_pandas()["warp_instrs"].sum() > 0

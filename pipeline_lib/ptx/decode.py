@@ -157,18 +157,20 @@ def _types_in(mods):
     return [m for m in mods if m in isa.TYPES]
 
 
-def _decode(st: Statement, ctx: _Ctx, labels: dict) -> np.ndarray:
+def _blank_row(line: int) -> np.ndarray:
+    """An instruction row with no operands: -1 in the register/target
+    columns, neutral values elsewhere."""
     row = isa.EMPTY_ROW.copy()
-    row[isa.F_RND] = 0
-    row[isa.F_SUB] = 0
-    row[isa.F_FLAGS] = 0
-    row[isa.F_ND] = 0
-    row[isa.F_NS] = 0
+    for f in ("rnd", "sub", "flags", "nd", "ns", "gneg", "aoff"):
+        row[isa.F[f]] = 0
     row[isa.F_SPACE] = isa.SP_NONE
     row[isa.F_VEC] = 1
-    row[isa.F_GNEG] = 0
-    row[isa.F_AOFF] = 0
-    row[isa.F_LINE] = st.line
+    row[isa.F_LINE] = line
+    return row
+
+
+def _decode(st: Statement, ctx: _Ctx, labels: dict) -> np.ndarray:
+    row = _blank_row(st.line)
     if st.guard is not None:
         if st.guard not in ctx.reg_index:
             raise ctx.err(st, f"undeclared guard predicate {st.guard}")
@@ -551,11 +553,8 @@ def decode_kernel(module: Module, name: str, symbols: dict | None = None,
     rows = [_decode(st, ctx, labels) for st in stmts]
     if not stmts or rows[-1][isa.F_OP] not in (isa.OP_RET, isa.OP_EXIT, isa.OP_BRA):
         # falling off the end of a kernel is an implicit exit
-        ex = isa.EMPTY_ROW.copy()
-        for f in ("rnd", "sub", "flags", "nd", "ns", "gneg", "aoff"):
-            ex[isa.F[f]] = 0
-        ex[isa.F_OP], ex[isa.F_SPACE], ex[isa.F_VEC] = isa.OP_EXIT, isa.SP_NONE, 1
-        ex[isa.F_OPCLASS], ex[isa.F_LINE] = isa.OC["exit"], stmts[-1].line if stmts else k.line
+        ex = _blank_row(stmts[-1].line if stmts else k.line)
+        ex[isa.F_OP], ex[isa.F_OPCLASS] = isa.OP_EXIT, isa.OC["exit"]
         rows.append(ex)
         stmts.append(Statement("exit", [], [], None, False, int(ex[isa.F_LINE]), "exit (implicit)"))
     code = np.array(rows, dtype=np.int64)

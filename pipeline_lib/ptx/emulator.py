@@ -513,8 +513,49 @@ def _fma_rn_f32(x, y, z, scratch):
 
 
 @njit(inline="always", cache=True)
+def fault(err, kind, b, w, lane, pc, addr, space):
+    """Record an error (isa.E_*) with its location for Device._error."""
+    err[0] = kind
+    err[1] = b
+    err[2] = w
+    err[3] = lane
+    err[4] = pc
+    err[5] = addr
+    err[6] = space
+
+
+@njit(inline="always", cache=True)
+def insert_line(lines_tmp, n, line):
+    """Insert a line address into the sorted, de-duplicated lines_tmp[:n]; return the new length."""
+    pos = n
+    for k2 in range(n):
+        if lines_tmp[k2] == line:
+            return n
+        if lines_tmp[k2] > line:
+            pos = k2
+            break
+    for k2 in range(n, pos, -1):
+        lines_tmp[k2] = lines_tmp[k2 - 1]
+    lines_tmp[pos] = line
+    return n + 1
+
+
+@njit(inline="always", cache=True)
+def add_bank_word(bank_cnt, bank_words, word, ways):
+    """Count a 4-byte shared-memory word in its bank (32 banks; equal words
+    broadcast); return the bank-conflict degree so far."""
+    bk = word & 31
+    for k2 in range(bank_cnt[bk]):
+        if bank_words[bk, k2] == word:
+            return ways
+    bank_words[bk, bank_cnt[bk]] = word
+    bank_cnt[bk] += 1
+    return max(ways, bank_cnt[bk])
+
+
+@njit(inline="always", cache=True)
 def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64, base, limit, shadow,
-             lines_tmp, bank_cnt, bank_words, err):
+             lines_tmp, bank_cnt, bank_words, err, b, w, pc):
     """Non-vector ld/st to global or shared memory in one pass: address,
     bounds and alignment check, access, and the request count (distinct
     128-byte lines for global, bank-conflict degree for shared).  Returns
@@ -537,17 +578,8 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
             ok = i >= 0 and i + size <= limit
             if ok and glob:
                 ok = shadow[i] != 0 and shadow[i + size - 1] != 0
-            if not ok:
-                err[0] = E_OOB
-                err[3] = l
-                err[5] = a
-                err[6] = SP_GLOBAL if glob else SP_SHARED
-                return -1
-            if a & (size - 1):  # sizes are powers of two
-                err[0] = E_MISALIGNED
-                err[3] = l
-                err[5] = a
-                err[6] = SP_GLOBAL if glob else SP_SHARED
+            if not ok or a & (size - 1):  # sizes are powers of two
+                fault(err, E_OOB if not ok else E_MISALIGNED, b, w, l, pc, a, SP_GLOBAL if glob else SP_SHARED)
                 return -1
             if size == 4:
                 if is_ld:
@@ -562,34 +594,10 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
             if glob:
                 line = a & ~np.int64(127)
                 if line != last:
-                    pos = n
-                    dup = False
-                    for k2 in range(n):
-                        if lines_tmp[k2] == line:
-                            dup = True
-                            break
-                        if lines_tmp[k2] > line:
-                            pos = k2
-                            break
-                    if not dup:
-                        for k2 in range(n, pos, -1):
-                            lines_tmp[k2] = lines_tmp[k2 - 1]
-                        lines_tmp[pos] = line
-                        n += 1
+                    n = insert_line(lines_tmp, n, line)
                     last = line
             else:
-                word = a >> 2
-                bk = word & 31
-                found = False
-                for k2 in range(bank_cnt[bk]):
-                    if bank_words[bk, k2] == word:
-                        found = True
-                        break
-                if not found:
-                    bank_words[bk, bank_cnt[bk]] = word
-                    bank_cnt[bk] += 1
-                    if bank_cnt[bk] > n:
-                        n = bank_cnt[bk]
+                n = add_bank_word(bank_cnt, bank_words, a >> 2, n)
     return n
 
 
@@ -843,10 +851,7 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                         mask = amask & m
                     instr_done += 1
                     if instr_done > instr_limit:
-                        err[0] = E_INSTR_LIMIT
-                        err[1] = b
-                        err[2] = w
-                        err[4] = pc
+                        fault(err, E_INSTR_LIMIT, b, w, 0, pc, 0, 0)
                         return 2
                     next_pc = pc + 1
                     t = code[pc, F_TYPE]
@@ -861,17 +866,14 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                         if fk <= 18:
                             nreq = fast_mem(fk, t, mask, R, rbase, rbase + code[pc, F_D0] * 32, code[pc, F_SK0],
                                             code[pc, F_SV0], code[pc, F_ABASE], code[pc, F_AOFF], gmem, g16, g32,
-                                            g64, gbase, glen, gshadow, lines_tmp, bank_cnt, bank_words, err)
+                                            g64, gbase, glen, gshadow, lines_tmp, bank_cnt, bank_words, err, b, w, pc)
                             rec_space = SP_GLOBAL
                         else:
                             nreq = fast_mem(fk, t, mask, R, rbase, rbase + code[pc, F_D0] * 32, code[pc, F_SK0],
                                             code[pc, F_SV0], code[pc, F_ABASE], code[pc, F_AOFF], smem, s16, s32,
-                                            s64, 0, smem_size, gshadow, lines_tmp, bank_cnt, bank_words, err)
+                                            s64, 0, smem_size, gshadow, lines_tmp, bank_cnt, bank_words, err, b, w, pc)
                             rec_space = SP_SHARED
                         if nreq < 0:
-                            err[1] = b
-                            err[2] = w
-                            err[4] = pc
                             return 2
                         if mask == 0:
                             rec_space = 0
@@ -893,13 +895,7 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                                 ok = a >= 0 and a + tsize <= len(cmem)
                                 x = mem_load(cmem, c16, c32, c64, a, tsize) if ok else np.int64(0)
                             if (not ok or a & (tsize - 1)) and mask != 0:
-                                err[0] = E_OOB if not ok else E_MISALIGNED
-                                err[1] = b
-                                err[2] = w
-                                err[3] = 0
-                                err[4] = pc
-                                err[5] = a
-                                err[6] = code[pc, F_SPACE]
+                                fault(err, E_OOB if not ok else E_MISALIGNED, b, w, 0, pc, a, code[pc, F_SPACE])
                                 return 2
                             x = canon(x, t)
                             for l in range(32):
@@ -974,10 +970,7 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                                 next_pc = tgt
                             elif taken != 0:
                                 if d + 2 > MAX_STACK:
-                                    err[0] = E_STACK
-                                    err[1] = b
-                                    err[2] = w
-                                    err[4] = pc
+                                    fault(err, E_STACK, b, w, 0, pc, 0, 0)
                                     return 2
                                 rpc = code[pc, F_RPC]
                                 spc[w, top] = rpc
@@ -1037,23 +1030,8 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                                         ok = a >= 0 and a + nbytes <= len(pmem)
                                     if (op != OP_LD) and (sp == SP_CONST or sp == SP_PARAM):
                                         ok = False
-                                    if not ok:
-                                        err[0] = E_OOB
-                                        err[1] = b
-                                        err[2] = w
-                                        err[3] = l
-                                        err[4] = pc
-                                        err[5] = a if sp != SP_SHARED else a
-                                        err[6] = sp
-                                        return 2
-                                    if a & (nbytes - 1):  # sizes are powers of two (vec is 1, 2 or 4)
-                                        err[0] = E_MISALIGNED
-                                        err[1] = b
-                                        err[2] = w
-                                        err[3] = l
-                                        err[4] = pc
-                                        err[5] = a
-                                        err[6] = sp
+                                    if not ok or a & (nbytes - 1):  # sizes are powers of two (vec is 1, 2 or 4)
+                                        fault(err, E_OOB if not ok else E_MISALIGNED, b, w, l, pc, a, sp)
                                         return 2
                             # perform the accesses lane by lane (atomics in lane order)
                             aop = code[pc, F_SUB]
@@ -1090,21 +1068,7 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                                             line = (LOCAL_WINDOW + (((wid * lwords + (addr[l] >> 2)) * 32 + l) * 4)) & ~np.int64(127)
                                         else:
                                             continue
-                                        # insert into the sorted, de-duplicated list
-                                        pos = nreq
-                                        dup = False
-                                        for k2 in range(nreq):
-                                            if lines_tmp[k2] == line:
-                                                dup = True
-                                                break
-                                            if lines_tmp[k2] > line:
-                                                pos = k2
-                                                break
-                                        if not dup:
-                                            for k2 in range(nreq, pos, -1):
-                                                lines_tmp[k2] = lines_tmp[k2 - 1]
-                                            lines_tmp[pos] = line
-                                            nreq += 1
+                                        nreq = insert_line(lines_tmp, nreq, line)
                                 if rec_space == SP_LOCAL:
                                     bs[BS_LOCAL_REQS] += nreq
                                 else:
@@ -1116,18 +1080,7 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                                 ways = 0
                                 for l in range(32):
                                     if (mask >> l) & 1:
-                                        word = addr[l] >> 2
-                                        bk = word & 31
-                                        found = False
-                                        for k2 in range(bank_cnt[bk]):
-                                            if bank_words[bk, k2] == word:
-                                                found = True
-                                                break
-                                        if not found:
-                                            bank_words[bk, bank_cnt[bk]] = word
-                                            bank_cnt[bk] += 1
-                                            if bank_cnt[bk] > ways:
-                                                ways = bank_cnt[bk]
+                                        ways = add_bank_word(bank_cnt, bank_words, addr[l] >> 2, ways)
                                 nreq = ways
                                 bs[BS_SHARED_INSTRS] += 1
                                 bs[BS_SHARED_WAYS] += ways
@@ -1143,8 +1096,6 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                                         if not dup:
                                             lines_tmp[nreq] = addr[l]
                                             nreq += 1
-                                if trace_on:
-                                    nreq = -nreq  # marks "distinct addresses, no line list"
                             next_pc = pc + 1
                             d0 = -1  # results already written
                         elif op == OP_SHFL:
@@ -1343,10 +1294,7 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                                     elif op == OP_COPYSIGN:
                                         fr = np.float32(math.copysign(fy, fx))
                                     else:
-                                        err[0] = E_BAD_OP
-                                        err[1] = b
-                                        err[2] = w
-                                        err[4] = pc
+                                        fault(err, E_BAD_OP, b, w, 0, pc, 0, 0)
                                         return 2
                                     if sat:
                                         fr = np.float32(0.0) if fr != fr else min(max(fr, np.float32(0.0)), np.float32(1.0))
@@ -1388,10 +1336,7 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                                     elif op == OP_COPYSIGN:
                                         dr = math.copysign(dy, dx)
                                     else:
-                                        err[0] = E_BAD_OP
-                                        err[1] = b
-                                        err[2] = w
-                                        err[4] = pc
+                                        fault(err, E_BAD_OP, b, w, 0, pc, 0, 0)
                                         return 2
                                     if sat:
                                         dr = 0.0 if dr != dr else min(max(dr, 0.0), 1.0)
@@ -1491,10 +1436,7 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                                             byte = 0xFF if (byte & 0x80) else 0
                                         r |= byte << (8 * k2)
                                 else:
-                                    err[0] = E_BAD_OP
-                                    err[1] = b
-                                    err[2] = w
-                                    err[4] = pc
+                                    fault(err, E_BAD_OP, b, w, 0, pc, 0, 0)
                                     return 2
                                 vr[l] = r
                         # ---- write back
@@ -1535,10 +1477,7 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                         tr_pc[n_rec] = pc
                         tr_mask[n_rec] = np.uint32(count_mask & 0xFFFFFFFF)
                         tr_space[n_rec] = rec_space
-                        if nreq < 0:
-                            tr_nreq[n_rec] = -nreq
-                        else:
-                            tr_nreq[n_rec] = nreq
+                        tr_nreq[n_rec] = nreq
                         if nreq > 0 and (rec_space == SP_GLOBAL or rec_space == SP_LOCAL or rec_space == SP_GENERIC):
                             for k2 in range(nreq):
                                 lines[n_lines + k2] = lines_tmp[k2]

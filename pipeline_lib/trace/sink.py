@@ -101,10 +101,8 @@ def _table(name: str, cols: dict, metadata: dict | None = None) -> pa.Table:
 
 def chunk_table(launch: int, chunk: TraceChunk, metadata: dict | None = None) -> pa.Table:
     n = len(chunk.pc)
-    lines = pa.ListArray.from_arrays(pa.array(chunk.line_offsets, pa.int32() if chunk.line_offsets[-1] < 2**31 else pa.int64()),
-                                     pa.array(chunk.lines, pa.int64()))
-    if lines.type != pa.list_(pa.int64()):
-        lines = lines.cast(pa.list_(pa.int64()))
+    # int32 offsets suffice: a chunk holds at most chunk_records x 32 lines
+    lines = pa.ListArray.from_arrays(pa.array(chunk.line_offsets, pa.int32()), pa.array(chunk.lines, pa.int64()))
     sch = schema.arrow_schema("warp_trace", metadata)
     arrays = [pa.array(np.full(n, launch, np.int32)), pa.array(chunk.warp), pa.array(chunk.pc),
               pa.array(chunk.mask), pa.array(chunk.space), pa.array(chunk.nreq), lines]
@@ -177,6 +175,9 @@ class ParquetTraceSink:
         write_table(_table("instructions", irows, self.meta), self.dir / "instructions.parquet")
         if self.writer is not None:
             self.writer.close()
+        else:  # keep the declared output: an empty table with the schema
+            write_table(pa.Table.from_pylist([], schema=schema.arrow_schema("warp_trace", self.meta)),
+                        self.dir / "warp_trace.parquet")
 
     def abort(self):
         if self.writer is not None:

@@ -8,6 +8,7 @@ scipy) and ``check`` compares them, raising :class:`CheckError` on mismatch.
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from pathlib import Path
 
 import numpy as np
@@ -55,8 +56,9 @@ def assert_equal(name: str, got, want):
                          f"(first at flat index {i}: {got.ravel()[i]!r} vs {want.ravel()[i]!r})")
 
 
-class Workload:
-    """Base class. Subclasses set ``name``, ``ptx``, ``sizes`` and implement the methods."""
+class Workload(ABC):
+    """Base class. Subclasses set ``name``, ``ptx``, ``sizes`` and implement
+    the four abstract methods."""
 
     name = ""
     ptx = ""
@@ -75,21 +77,25 @@ class Workload:
         params.update(overrides)
         self.size, self.seed, self.params = size, int(seed), params
 
+    @abstractmethod
     def make_inputs(self, rng: np.random.Generator) -> dict:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def run(self, dev: Device, mod, inp: dict) -> dict:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def reference(self, inp: dict, out: dict | None = None) -> dict:
         """Independent answer. Drivers whose launches depend on earlier
         results (iterative methods) may replay each launch from the inputs
         recorded in ``out`` so that chaotic float32/float64 divergence is not
         mistaken for an error; they still recompute every value themselves."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def check(self, out: dict, ref: dict) -> None:
-        raise NotImplementedError
+        ...
 
     def execute(self, dev: Device) -> dict:
         """Make inputs, run on ``dev``, check against the reference.
