@@ -16,10 +16,13 @@ WORKLOADS = sorted(CONFIG["workloads"])
 
 wildcard_constraints:
     wl="[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",
+    hw="[a-z0-9]+(-[a-z0-9]+)*",
 
 include: "rules/trace.smk"
+include: "rules/simulate.smk"
 
 
 rule all:
     input:
         expand(f"{RESULTS}/traces/{{wl}}/check.json", wl=WORKLOADS),
+        expand(f"{RESULTS}/sim/{{wl}}/{{hw}}/{{t}}", wl=WORKLOADS, hw=HARDWARE, t=["summary.json", "power.parquet"]),

@@ -5,3 +5,5 @@ version of the code it runs through ``params:``.  Bump a version when a change
 alters that stage's outputs; the dependent jobs then rerun.
 """
 EMULATOR_VERSION = "1"   # PTX parser/decoder/emulator, workload drivers, trace writer
+SIMULATOR_VERSION = "1"  # detailed timing simulator (pipeline_lib/sim: engine, simulator, output)
+POWER_VERSION = "1"      # power model energies and scaling (pipeline_lib/sim/power.py)

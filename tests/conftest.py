@@ -3,3 +3,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+
+
+def trace_specs(tmp_path_factory, specs: dict, chunk_records: int = 5000) -> dict:
+    """Trace every workload of ``specs`` ({id: spec}) into its own temporary directory."""
+    from pipeline_lib.trace.generate import trace_workload
+
+    out = {}
+    for wl, spec in specs.items():
+        d = tmp_path_factory.mktemp(wl)
+        trace_workload(wl, spec, d, chunk_records=chunk_records, progress=False)
+        out[wl] = d
+    return out

@@ -8,6 +8,7 @@ import pytest
 
 from pipeline_lib.trace import TABLES
 from pipeline_lib.trace.generate import trace_workload
+from conftest import trace_specs
 
 SPECS = {
     "bfs": {"benchmark": "bfs", "size": "small", "seed": 1, "params": {}},
@@ -18,12 +19,7 @@ SPECS = {
 
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory):
-    out = {}
-    for wl, spec in SPECS.items():
-        d = tmp_path_factory.mktemp(wl)
-        trace_workload(wl, spec, d, chunk_records=5000, progress=False)
-        out[wl] = d
-    return out
+    return trace_specs(tmp_path_factory, SPECS)
 
 
 def _read(d, name):

@@ -1,5 +1,6 @@
 """The Snakemake workflow: DAG wiring (built with Snakemake's API), config
 validation at load, a tiny end-to-end run, and exact reruns."""
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -42,7 +43,11 @@ def build_dag(workdir: Path, configfile: Path):
         jobs = {}
         for job in wf.dag.needrun_jobs():
             jobs.setdefault(job.rule.name, []).append(dict(job.wildcards))
-        params = {job.wildcards.get("wl"): dict(job.params) for job in wf.dag.jobs if job.rule.name == "trace"}
+        params = {}
+        for job in wf.dag.jobs:
+            key = job.wildcards.get("wl") if job.rule.name == "trace" else (job.rule.name, job.wildcards.get("wl"),
+                                                                            job.wildcards.get("hw"))
+            params[key] = dict(job.params)
         return jobs, params
 
 
@@ -50,11 +55,20 @@ def test_dag_has_one_trace_job_per_workload(tmp_path):
     cfg = _write(tmp_path / "c.yaml", TINY)
     jobs, params = build_dag(tmp_path, cfg)
     assert sorted(w["wl"] for w in jobs["trace"]) == sorted(TINY["workloads"])
-    assert set(jobs) == {"trace", "all"}
+    assert set(jobs) == {"trace", "simulate", "power", "all"}
+    hws = ["gpumech-baseline", "tbpoint-fermi"]
+    for rule in ("simulate", "power"):
+        assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == sorted((wl, hw) for wl in TINY["workloads"] for hw in hws)
     # the trace stage receives no hardware parameters
-    for p in params.values():
-        assert set(p) == {"spec", "warp_trace", "instr_limit", "chunk_records", "code_version"}
-        assert "hardware" not in str(p)
+    for key, p in params.items():
+        if isinstance(key, str):
+            assert set(p) == {"spec", "warp_trace", "instr_limit", "chunk_records", "code_version"}
+            assert "hardware" not in str(p) and "l1" not in str(p)
+    # each simulation rule gets only the hardware fields it reads
+    sim = params[("simulate", "hist", "gpumech-baseline")]["hw"]
+    assert "dram" in sim and "l1" in sim and "vf_table" not in sim and "source" not in sim
+    pw = params[("power", "hist", "gpumech-baseline")]["hw"]
+    assert set(pw) == {"core_clock_mhz", "vf_table"}
 
 
 def test_invalid_config_names_field_and_file(tmp_path):
@@ -67,10 +81,30 @@ def test_invalid_config_names_field_and_file(tmp_path):
     assert "bad.yaml" in out and "workloads.x.size" in out
 
 
+def _hw_dir(d: Path, name: str, mutate=None) -> str:
+    """A copy of the shipped hardware files, optionally with one changed."""
+    out = d / name
+    out.mkdir(exist_ok=True)
+    for f in (ROOT / "config" / "hardware").glob("*.yaml"):
+        shutil.copy(f, out / f.name)
+    if mutate:
+        p = out / "gpumech-baseline.yaml"
+        hw = yaml.safe_load(p.read_text())
+        mutate(hw)
+        p.write_text(yaml.safe_dump(hw, sort_keys=False))
+    return str(out)
+
+
+def _with_hw(d: Path, dirname: str, mutate=None) -> dict:
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    cfg["simulate"] = {"hardware_dir": _hw_dir(d, dirname, mutate)}
+    return cfg
+
+
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory):
     d = tmp_path_factory.mktemp("wf")
-    cfg = _write(d / "c.yaml", TINY)
+    cfg = _write(d / "c.yaml", _with_hw(d, "hw"))
     res = subprocess.run(SNAKEMAKE + ["--cores", "2", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(d),
                                       "--configfile", str(cfg)], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-3000:]
@@ -93,9 +127,41 @@ def test_nothing_reruns_when_nothing_changed(ran):
 
 def test_changing_one_workload_reruns_only_its_trace(ran, tmp_path):
     d, _ = ran
-    changed = yaml.safe_load(yaml.safe_dump(TINY))
+    changed = _with_hw(d, "hw")
     changed["workloads"]["red"]["seed"] = 5
     cfg2 = _write(tmp_path / "c2.yaml", changed)
     jobs, _ = build_dag(d, cfg2)
     assert [w["wl"] for w in jobs["trace"]] == ["red"]
-    assert set(jobs) == {"trace", "all"}
+    assert set(jobs) == {"trace", "simulate", "power", "all"}
+    assert all(w["wl"] == "red" for r in ("simulate", "power") for w in jobs[r])
+
+
+def test_changing_a_timing_field_reruns_only_that_hardwares_simulations(ran, tmp_path):
+    d, _ = ran
+    cfg2 = _write(tmp_path / "c2.yaml", _with_hw(d, "hw-mshr", lambda hw: hw["l1"].update(mshrs=16)))
+    jobs, _ = build_dag(d, cfg2)
+    assert set(jobs) == {"simulate", "power", "all"}
+    expected = sorted((wl, "gpumech-baseline") for wl in TINY["workloads"])
+    for rule in ("simulate", "power"):
+        assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == expected
+
+
+def test_changing_the_voltage_table_reruns_only_power(ran, tmp_path):
+    d, _ = ran
+    cfg2 = _write(tmp_path / "c2.yaml", _with_hw(d, "hw-vf", lambda hw: hw["vf_table"][-1].update(voltage=1.2)))
+    jobs, _ = build_dag(d, cfg2)
+    assert set(jobs) == {"power", "all"}
+    assert sorted(w["wl"] for w in jobs["power"]) == sorted(TINY["workloads"])
+
+
+def test_simulation_outputs_of_end_to_end_run(ran):
+    d, _ = ran
+    import pandas as pd
+    for wl in TINY["workloads"]:
+        for hw in ("gpumech-baseline", "tbpoint-fermi"):
+            out = d / "results" / "sim" / wl / hw
+            L = pd.read_parquet(out / "launches.parquet")
+            trace = pd.read_parquet(d / "results" / "traces" / wl / "launches.parquet")
+            assert L["warp_instrs"].tolist() == trace["warp_instrs"].tolist()
+            assert (L["cycles"] > 0).all()
+            assert pd.read_parquet(out / "power.parquet")["dynamic_power_w"].gt(0).all()

@@ -16,6 +16,19 @@ from ..config import ROOT
 HARDWARE_DIR = ROOT / "config" / "hardware"
 
 
+#: hardware fields the timing simulation reads (rule simulate's params slice)
+TIMING_FIELDS = ["name", "cores", "core_clock_mhz", "warp_size", "sm_limits", "issue_width", "scheduler",
+                 "latency", "l1", "l2", "interconnect_latency", "dram"]
+#: hardware fields the power model reads (rule power's params slice)
+POWER_FIELDS = ["core_clock_mhz", "vf_table", "energy_pj"]
+
+
+def hardware_slice(hw: dict, fields: list) -> dict:
+    """The part of configuration ``hw`` a rule uses (so that editing another
+    field does not rerun it)."""
+    return {k: hw[k] for k in fields if k in hw}
+
+
 class HardwareError(ValueError):
     """An invalid hardware configuration; the message names file and field."""
 
@@ -41,6 +54,14 @@ def _validate(cfg: dict, source: str) -> dict:
     if cfg["l2"]["size_bytes"] % (cfg["l2"]["line_bytes"] * cfg["l2"]["assoc"] * cfg["l2"]["slices"]):
         raise HardwareError(f"{source}: invalid field 'l2.size_bytes': not a multiple of line size x "
                             "associativity x slices")
+    from .power import ENERGY_PJ
+    unknown = sorted(set(cfg.get("energy_pj", {})) - set(ENERGY_PJ))
+    if unknown:
+        raise HardwareError(f"{source}: invalid field 'energy_pj.{unknown[0]}': not an event of the power model "
+                            f"(known: {', '.join(sorted(ENERGY_PJ))})")
+    if cfg["l2"]["hit_latency"] < 2 * cfg["interconnect_latency"]:
+        raise HardwareError(f"{source}: invalid field 'l2.hit_latency': {cfg['l2']['hit_latency']} cycles is less "
+                            f"than the interconnect's round trip (2 x interconnect_latency)")
     return cfg
 
 
@@ -50,8 +71,8 @@ def load_hardware(name_or_path) -> dict:
     if p.suffix not in (".yaml", ".yml"):
         p = HARDWARE_DIR / f"{name_or_path}.yaml"
     if not p.exists():
-        known = sorted(x.stem for x in HARDWARE_DIR.glob("*.yaml") if x.stem != "schema")
-        raise HardwareError(f"no hardware configuration {name_or_path!r} (known: {', '.join(known)})")
+        known = sorted(x.stem for x in p.parent.glob("*.yaml") if x.stem != "schema")
+        raise HardwareError(f"no hardware configuration {str(p)!r} (known in {p.parent}: {', '.join(known)})")
     try:
         cfg = yaml.safe_load(p.read_text())
     except yaml.YAMLError as e:
@@ -88,6 +109,6 @@ def occupancy(hw: dict, threads_per_block: int, regs_per_thread: int, shared_byt
     limiter = min(bounds, key=lambda k: (bounds[k], list(bounds).index(k)))
     per_sm = bounds[limiter]
     if per_sm < 1:
-        raise HardwareError(f"{hw['name']}: a block of {threads_per_block} threads, {regs_per_thread} registers/thread "
+        raise HardwareError(f"{hw.get('name', 'hardware')}: a block of {threads_per_block} threads, {regs_per_thread} registers/thread "
                             f"and {shared_bytes} B shared memory does not fit on an SM (limited by {limiter})")
     return {"sm_occupancy": per_sm, "system_occupancy": per_sm * hw["cores"], "limited_by": limiter}

@@ -1,0 +1,524 @@
+"""Numba core of the cycle-level timing simulator (docs/simulator.md).
+
+One call of :func:`run` advances the whole GPU through one kernel launch (or
+part of it: it returns early when a block retires and the caller asked to
+watch retirements, or after an instruction budget for progress output), and
+resumes from the state arrays on the next call.
+
+Timing model in brief (the reasons are in docs/simulator.md):
+
+* Core side, cycle by cycle: per SM a set of warp slots, in-order issue per
+  warp, a per-warp register scoreboard (ready cycle of every register),
+  up to ``issue_width`` warps issued per cycle by a round-robin or
+  greedy-then-oldest scheduler, ``bar.sync`` per block, one load/store unit
+  that handles one 128-byte line per cycle and one shared-memory pipeline that
+  handles one bank-conflict way per cycle.
+* Memory side, by reservation: when a request leaves the SM its path through
+  the L1 (tags, MSHRs), the interconnect, an L2 slice (tags and a busy-until
+  time per slice) and DRAM (a busy-until time per bank and per channel data
+  bus, open-row state per bank) is computed at once and yields the cycle its
+  data returns; queueing appears as requests finding resources busy.  The
+  register the load writes becomes ready at that cycle.
+* Event skipping: every warp carries the earliest cycle it can issue; an SM
+  with no issuable warp is not visited until then, and the clock jumps to the
+  earliest such cycle of all SMs, so memory stalls cost no host time.
+
+All state lives in arrays owned by :class:`pipeline_lib.sim.simulator.Simulator`;
+field indices are the constants below.
+"""
+import numpy as np
+from numba import njit
+
+INF = np.int64(1) << 60
+
+# static instruction kinds (per PC)
+K_ALU, K_LOAD, K_STORE, K_ATOM, K_BRANCH, K_BAR, K_EXIT = 0, 1, 2, 3, 4, 5, 6
+
+# resolved memory spaces of the trace (docs/trace_format.md)
+SP_NONE, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM, SP_MIXED = 0, 1, 2, 3, 4, 5, 6
+
+# integer configuration C[...]
+(C_CORES, C_MAXW, C_MAXB, C_IW, C_GTO, C_L1_SETS, C_L1_WAYS, C_L1_LAT, C_MSHR,
+ C_L2_SETS, C_L2_WAYS, C_L2_LAT, C_L2_SLICES, C_L2_SVC, C_ICNT, C_CH, C_BANKS, C_DRAM_LAT,
+ C_ROW_MISS, C_ROW_OPEN, C_PAGE_LINES, C_SMEM_LAT, C_CONST_LAT, C_BRANCH_LAT, C_BAR_LAT,
+ C_OCC, C_WPB, C_NBLOCKS, C_UNIT, C_WATCH, C_BUDGET, C_N) = range(32)
+
+# warp slot fields W[slot, ...]
+W_POS, W_END, W_READY, W_STATUS, W_BSLOT, W_AGE, W_N = range(7)
+WS_FREE, WS_RUN, WS_BAR = 0, 1, 2
+
+# block slot fields B[slot, ...]
+B_ID, B_LIVE, B_ARRIVED, B_N = range(4)
+
+# SM fields SM[s, ...]
+SM_NEXT, SM_LAST, SM_NBLK, SM_LSU, SM_SMEM, SM_PENDING, SM_INSTRS, SM_BLOCKS, SM_N = range(9)
+
+# global scalars G[...]
+(G_CYCLE, G_NEXT_BLOCK, G_DONE_BLOCKS, G_ISSUED, G_STAMP, G_AGE, G_UNIT_START, G_UNIT_COUNT,
+ G_NUNITS, G_LAUNCH_START, G_RR_SM, G_CALL_ISSUED, G_N) = range(13)
+
+# statistics ST[...] (per launch; the caller resets them)
+(ST_WARP, ST_THREAD, ST_REG_R, ST_REG_W, ST_L1_ACC, ST_L1_MISS, ST_L1_MERGE, ST_L1_STORE,
+ ST_L2_ACC, ST_L2_MISS, ST_DRAM_RD, ST_DRAM_WR, ST_ROW_ACT, ST_ROW_HIT, ST_SHARED, ST_CONST,
+ ST_LOADS, ST_LOAD_LAT, ST_ATOM_LINES, ST_SKIP_BLOCKS, ST_SKIP_WARP, ST_SKIP_THREAD,
+ ST_MSHR_STALL, ST_LSU_STALL, ST_CLASS0) = range(25)
+N_CLASSES = 13
+ST_N = ST_CLASS0 + N_CLASSES
+
+# per-PC statistics PCST[pc, ...]
+PC_L1_ACC, PC_L1_MISS, PC_L2_ACC, PC_L2_MISS, PC_LOADS, PC_LAT, PC_N = range(7)
+
+# block output BO[block, ...]
+BO_SM, BO_DISPATCH, BO_RETIRE, BO_ISSUED_AT_DISPATCH, BO_ISSUED_AT_RETIRE, BO_SKIPPED, BO_N = range(7)
+
+# unit output UO[u, ...]
+UO_END, UO_START, UO_INSTRS, UO_N = range(4)
+
+# return codes of run()
+RC_DONE, RC_RETIRED, RC_BUDGET = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def _dram(line, t, is_write, C, bank_free, bank_row, chan_free, burst, ST):
+    """Reserve DRAM for one 128-byte line requested at cycle ``t``; return the
+    cycle its data is back at the L2.  Lines interleave across channels; the
+    lines of a row (page) are consecutive in one channel and bank."""
+    nch = C[C_CH]
+    ch = line % nch
+    local = line // nch
+    bank = (local // C[C_PAGE_LINES]) % C[C_BANKS]
+    row = local // (C[C_PAGE_LINES] * C[C_BANKS])
+    b = ch * C[C_BANKS] + bank
+    start = max(float(t), bank_free[b])
+    if C[C_ROW_OPEN] == 1 and bank_row[b] == row:
+        ST[ST_ROW_HIT] += 1
+    else:
+        start += C[C_ROW_MISS]
+        ST[ST_ROW_ACT] += 1
+    bank_row[b] = row if C[C_ROW_OPEN] == 1 else -1
+    data = max(start, chan_free[ch])
+    chan_free[ch] = data + burst
+    bank_free[b] = data + burst
+    if is_write:
+        ST[ST_DRAM_WR] += 1
+    else:
+        ST[ST_DRAM_RD] += 1
+    return np.int64(np.ceil(data)) + C[C_DRAM_LAT]
+
+
+@njit(cache=True)
+def _l2(line, t, mode, C, G, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
+        bank_free, bank_row, chan_free, burst, ST, PCST, pc):
+    """A request for ``line`` leaves an SM at cycle ``t``; mode 0 read (L1
+    fill), 1 write (store), 2 atomic.  Returns the cycle the reply reaches the
+    SM.  L2: write-back, write-allocate without fetch, LRU, one slice per line
+    address modulo slices, each slice busy C_L2_SVC cycles per request."""
+    icnt = C[C_ICNT]
+    nsl = C[C_L2_SLICES]
+    sl = line % nsl
+    start = max(t + icnt, slice_free[sl])
+    slice_free[sl] = start + C[C_L2_SVC]
+    lookup_done = start + C[C_L2_LAT] - 2 * icnt
+    ways = C[C_L2_WAYS]
+    base = (sl * C[C_L2_SETS] + (line // nsl) % C[C_L2_SETS]) * ways
+    ST[ST_L2_ACC] += 1
+    if pc >= 0:
+        PCST[pc, PC_L2_ACC] += 1
+    G[G_STAMP] += 1
+    victim = base
+    for i in range(base, base + ways):
+        if l2_tag[i] == line:
+            l2_lru[i] = G[G_STAMP]
+            if mode != 0:
+                l2_dirty[i] = 1
+            return max(lookup_done, l2_fill[i]) + icnt
+        if l2_tag[victim] != -1 and (l2_tag[i] == -1 or l2_lru[i] < l2_lru[victim]):
+            victim = i
+    ST[ST_L2_MISS] += 1
+    if pc >= 0:
+        PCST[pc, PC_L2_MISS] += 1
+    if l2_tag[victim] != -1 and l2_dirty[victim] == 1:
+        _dram(l2_tag[victim], lookup_done, True, C, bank_free, bank_row, chan_free, burst, ST)
+    l2_tag[victim] = line
+    l2_lru[victim] = G[G_STAMP]
+    if mode == 1:   # a store allocates the line without reading DRAM
+        l2_dirty[victim] = 1
+        l2_fill[victim] = lookup_done
+        return lookup_done + icnt
+    ready = _dram(line, lookup_done, False, C, bank_free, bank_row, chan_free, burst, ST)
+    l2_dirty[victim] = 1 if mode == 2 else 0
+    l2_fill[victim] = ready
+    return ready + icnt
+
+
+@njit(cache=True)
+def _next_ready(w, t_min, pc, s_src, s_dst, regready, W):
+    """Earliest cycle >= t_min at which warp slot ``w`` can issue ``pc``
+    (all source and destination registers ready: RAW and WAW)."""
+    r = t_min
+    for k in range(s_src.shape[1]):
+        g = s_src[pc, k]
+        if g < 0:
+            break
+        if regready[w, g] > r:
+            r = regready[w, g]
+    for k in range(s_dst.shape[1]):
+        g = s_dst[pc, k]
+        if g < 0:
+            break
+        if regready[w, g] > r:
+            r = regready[w, g]
+    return r
+
+
+@njit(cache=True)
+def _release_barrier(s, b, t, C, W, t_pc, s_src, s_dst, regready):
+    base = s * C[C_MAXW]
+    for w in range(base, base + C[C_MAXW]):
+        if W[w, W_STATUS] == WS_BAR and W[w, W_BSLOT] == b:
+            W[w, W_STATUS] = WS_RUN
+            W[w, W_READY] = _next_ready(w, t + C[C_BAR_LAT], t_pc[W[w, W_POS]], s_src, s_dst, regready, W)
+
+
+@njit(cache=True)
+def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_warp, blk_thread):
+    """Dispatch the next block (in id order) to SM ``s`` at cycle ``t``.
+    Blocks marked in ``skip`` are fast-forwarded: recorded, not simulated.
+    Returns False when no block is left."""
+    while G[G_NEXT_BLOCK] < C[C_NBLOCKS]:
+        blk = G[G_NEXT_BLOCK]
+        G[G_NEXT_BLOCK] += 1
+        if skip[blk] != 0:
+            BO[blk, BO_SM] = -1
+            BO[blk, BO_DISPATCH] = t
+            BO[blk, BO_RETIRE] = t
+            BO[blk, BO_ISSUED_AT_DISPATCH] = G[G_ISSUED]
+            BO[blk, BO_ISSUED_AT_RETIRE] = G[G_ISSUED]
+            BO[blk, BO_SKIPPED] = 1
+            ST[ST_SKIP_BLOCKS] += 1
+            ST[ST_SKIP_WARP] += blk_warp[blk]
+            ST[ST_SKIP_THREAD] += blk_thread[blk]
+            G[G_DONE_BLOCKS] += 1
+            continue
+        bbase = s * C[C_MAXB]
+        bs = -1
+        for i in range(bbase, bbase + C[C_MAXB]):
+            if B[i, B_ID] < 0:
+                bs = i
+                break
+        wpb = C[C_WPB]
+        B[bs, B_ID] = blk
+        B[bs, B_LIVE] = wpb
+        B[bs, B_ARRIVED] = 0
+        SM[s, SM_NBLK] += 1
+        SM[s, SM_BLOCKS] += 1
+        BO[blk, BO_SM] = s
+        BO[blk, BO_DISPATCH] = t
+        BO[blk, BO_ISSUED_AT_DISPATCH] = G[G_ISSUED]
+        BO[blk, BO_SKIPPED] = 0
+        wbase = s * C[C_MAXW]
+        k = 0
+        for w in range(wbase, wbase + C[C_MAXW]):
+            if k == wpb:
+                break
+            if W[w, W_STATUS] != WS_FREE:
+                continue
+            gw = blk * wpb + k
+            W[w, W_POS] = warp_off[gw]
+            W[w, W_END] = warp_off[gw + 1]
+            W[w, W_STATUS] = WS_RUN
+            W[w, W_BSLOT] = bs
+            W[w, W_AGE] = G[G_AGE]
+            G[G_AGE] += 1
+            W[w, W_READY] = t
+            regready[w, :] = 0
+            k += 1
+            if W[w, W_POS] >= W[w, W_END]:   # a warp with no instructions
+                W[w, W_STATUS] = WS_FREE
+                W[w, W_READY] = INF
+                B[bs, B_LIVE] -= 1
+        if SM[s, SM_NEXT] > t:
+            SM[s, SM_NEXT] = t
+        return True
+    return False
+
+
+@njit(cache=True)
+def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_loff, t_lines,
+           s_kind, s_lat, s_cls, s_src, s_dst, s_nsrc, s_ndst, s_gbb,
+           l1_tag, l1_lru, l1_fill, mshr, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
+           bank_free, bank_row, chan_free, burst, ST, PCST, ubbv):
+    """Try to issue the next instruction of warp slot ``w`` at cycle ``t``.
+    Returns 0 if a structural hazard (busy load/store unit or shared-memory
+    pipeline) holds it (its ready cycle is moved), 1 if issued, 2 if issued
+    and the warp's block retired."""
+    r = W[w, W_POS]
+    pc = t_pc[r]
+    kind = s_kind[pc]
+    sp = t_space[r]
+    n = t_nreq[r]
+    mem_path = kind == K_LOAD or kind == K_STORE or kind == K_ATOM
+    cache_path = mem_path and n > 0 and (sp == SP_GLOBAL or sp == SP_LOCAL or sp == SP_MIXED)
+    shared_path = mem_path and n > 0 and sp == SP_SHARED
+    if cache_path and SM[s, SM_LSU] > t:
+        W[w, W_READY] = SM[s, SM_LSU]
+        ST[ST_LSU_STALL] += 1
+        return 0
+    if shared_path and SM[s, SM_SMEM] > t:
+        W[w, W_READY] = SM[s, SM_SMEM]
+        return 0
+    # --- issue ---
+    ST[ST_WARP] += 1
+    ST[ST_THREAD] += t_nthr[r]
+    ST[ST_REG_R] += s_nsrc[pc]
+    ST[ST_REG_W] += s_ndst[pc]
+    ST[ST_CLASS0 + s_cls[pc]] += 1
+    SM[s, SM_INSTRS] += 1
+    G[G_ISSUED] += 1
+    G[G_CALL_ISSUED] += 1
+    ubbv[s_gbb[pc]] += 1
+    G[G_UNIT_COUNT] += 1
+    done = t + s_lat[pc]
+    next_min = t + 1
+    if cache_path:
+        lsu = t
+        l1_sets = C[C_L1_SETS]
+        ways = C[C_L1_WAYS]
+        if kind == K_LOAD:
+            done = t + 1
+            ST[ST_LOADS] += 1
+            PCST[pc, PC_LOADS] += 1
+        for j in range(t_loff[r], t_loff[r + 1]):
+            line = t_lines[j] >> 7
+            if kind == K_LOAD:
+                ST[ST_L1_ACC] += 1
+                PCST[pc, PC_L1_ACC] += 1
+                base = (line % l1_sets) * ways
+                G[G_STAMP] += 1
+                hit = -1
+                victim = base
+                for i in range(base, base + ways):
+                    if l1_tag[s, i] == line:
+                        hit = i
+                        break
+                    if l1_tag[s, victim] != -1 and (l1_tag[s, i] == -1 or l1_lru[s, i] < l1_lru[s, victim]):
+                        victim = i
+                if hit >= 0:
+                    l1_lru[s, hit] = G[G_STAMP]
+                    fill = l1_fill[s, hit]
+                    if fill > lsu:   # merged into the pending miss of this line (no new MSHR)
+                        ST[ST_L1_MERGE] += 1
+                        rdy = max(fill, lsu + 1)
+                    else:
+                        rdy = lsu + C[C_L1_LAT]
+                else:
+                    ST[ST_L1_MISS] += 1
+                    PCST[pc, PC_L1_MISS] += 1
+                    m = 0
+                    for i in range(1, C[C_MSHR]):
+                        if mshr[s, i] < mshr[s, m]:
+                            m = i
+                    if mshr[s, m] > lsu:   # all MSHRs busy: the load/store unit waits
+                        ST[ST_MSHR_STALL] += mshr[s, m] - lsu
+                        lsu = mshr[s, m]
+                    rdy = _l2(line, lsu, 0, C, G, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
+                              bank_free, bank_row, chan_free, burst, ST, PCST, pc)
+                    mshr[s, m] = rdy
+                    l1_tag[s, victim] = line
+                    l1_lru[s, victim] = G[G_STAMP]
+                    l1_fill[s, victim] = rdy
+                if rdy > done:
+                    done = rdy
+            elif kind == K_STORE:
+                # write-through, no allocate: the line goes to the L2
+                ST[ST_L1_STORE] += 1
+                _l2(line, lsu, 1, C, G, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
+                    bank_free, bank_row, chan_free, burst, ST, PCST, -1)
+            else:
+                ST[ST_ATOM_LINES] += 1
+                rdy = _l2(line, lsu, 2, C, G, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
+                          bank_free, bank_row, chan_free, burst, ST, PCST, -1)
+                if rdy > done:
+                    done = rdy
+            lsu += 1
+        SM[s, SM_LSU] = lsu
+        if kind == K_LOAD:
+            ST[ST_LOAD_LAT] += done - t
+            PCST[pc, PC_LAT] += done - t
+    elif shared_path:
+        ST[ST_SHARED] += n
+        done = t + C[C_SMEM_LAT] + n - 1
+        SM[s, SM_SMEM] = t + n
+    elif mem_path and (sp == SP_CONST or sp == SP_PARAM):
+        ST[ST_CONST] += max(n, 1)
+        done = t + C[C_CONST_LAT] + max(n, 1) - 1
+    elif mem_path:    # no lane accessed memory (all predicated off)
+        done = t + 1
+    elif kind == K_BRANCH:
+        next_min = done
+    for k in range(s_dst.shape[1]):
+        g = s_dst[pc, k]
+        if g < 0:
+            break
+        regready[w, g] = done
+    W[w, W_POS] = r + 1
+    bs = W[w, W_BSLOT]
+    if kind == K_EXIT or r + 1 >= W[w, W_END]:
+        W[w, W_STATUS] = WS_FREE
+        W[w, W_READY] = INF
+        B[bs, B_LIVE] -= 1
+        if B[bs, B_LIVE] == 0:
+            return 2
+        if B[bs, B_ARRIVED] > 0 and B[bs, B_ARRIVED] == B[bs, B_LIVE]:   # exited warps count as arrived
+            B[bs, B_ARRIVED] = 0
+            _release_barrier(s, bs, t, C, W, t_pc, s_src, s_dst, regready)
+        return 1
+    if kind == K_BAR:
+        B[bs, B_ARRIVED] += 1
+        W[w, W_STATUS] = WS_BAR
+        W[w, W_READY] = INF
+        if B[bs, B_ARRIVED] == B[bs, B_LIVE]:
+            B[bs, B_ARRIVED] = 0
+            _release_barrier(s, bs, t, C, W, t_pc, s_src, s_dst, regready)
+        return 1
+    W[w, W_READY] = _next_ready(w, next_min, t_pc[r + 1], s_src, s_dst, regready, W)
+    return 1
+
+
+@njit(cache=True)
+def _emit_unit(G, UO, UBBV, ubbv, t_end):
+    u = G[G_NUNITS]
+    UO[u, UO_END] = t_end
+    UO[u, UO_START] = G[G_UNIT_START]
+    UO[u, UO_INSTRS] = G[G_UNIT_COUNT]
+    UBBV[u, :] = ubbv
+    ubbv[:] = 0
+    G[G_NUNITS] += 1
+    G[G_UNIT_START] = t_end
+    G[G_UNIT_COUNT] = 0
+
+
+@njit(cache=True)
+def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
+        t_pc, t_space, t_nreq, t_nthr, t_loff, t_lines,
+        s_kind, s_lat, s_cls, s_src, s_dst, s_nsrc, s_ndst, s_gbb,
+        l1_tag, l1_lru, l1_fill, mshr, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
+        bank_free, bank_row, chan_free, burst, ST, PCST, BO, UO, UBBV, ubbv, retired):
+    """Advance the launch set up in the state arrays.  Returns (code, n):
+    RC_DONE when every block has retired, RC_RETIRED with ``n`` blocks listed
+    in ``retired`` when C[C_WATCH] is set and blocks retired in the last
+    cycle, RC_BUDGET after C[C_BUDGET] issued instructions."""
+    S = C[C_CORES]
+    MAXW = C[C_MAXW]
+    G[G_CALL_ISSUED] = 0
+    while True:
+        t = G[G_CYCLE]
+        # dispatch into freed block slots (also the launch's initial dispatch,
+        # SM by SM in turn, so consecutive blocks go to consecutive SMs)
+        more = True
+        while more:
+            more = False
+            for k in range(S):
+                s = (G[G_RR_SM] + k) % S
+                if SM[s, SM_PENDING] > 0 and G[G_NEXT_BLOCK] < C[C_NBLOCKS]:
+                    SM[s, SM_PENDING] -= 1
+                    if _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST,
+                                     blk_warp, blk_thread):
+                        more = True
+        G[G_RR_SM] = 0
+        if G[G_DONE_BLOCKS] >= C[C_NBLOCKS]:
+            return RC_DONE, 0
+        tn = INF
+        for s in range(S):
+            if SM[s, SM_NEXT] < tn:
+                tn = SM[s, SM_NEXT]
+        if tn >= INF:
+            return -1, 0   # deadlock: no warp can ever issue (reported by the caller)
+        t = max(t, tn)
+        nret = 0
+        for s in range(S):
+            if SM[s, SM_NEXT] > t:
+                continue
+            base = s * MAXW
+            issued = 0
+            retired_here = False
+            if C[C_GTO] == 1:
+                # greedy: the last issued warp while it can issue, then the oldest
+                while issued < C[C_IW]:
+                    cand = SM[s, SM_LAST]
+                    if cand < 0 or W[cand, W_STATUS] != WS_RUN or W[cand, W_READY] > t:
+                        cand = -1
+                        for w in range(base, base + MAXW):
+                            if W[w, W_STATUS] == WS_RUN and W[w, W_READY] <= t and (
+                                    cand < 0 or W[w, W_AGE] < W[cand, W_AGE]):
+                                cand = w
+                    if cand < 0:
+                        break
+                    rc = _issue(cand, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,
+                                t_loff, t_lines, s_kind, s_lat, s_cls, s_src, s_dst, s_nsrc, s_ndst, s_gbb,
+                                l1_tag, l1_lru, l1_fill, mshr, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
+                                bank_free, bank_row, chan_free, burst, ST, PCST, ubbv)
+                    if rc == 0:
+                        if cand == SM[s, SM_LAST]:
+                            SM[s, SM_LAST] = -1
+                        continue
+                    issued += 1
+                    retired_here |= rc == 2
+                    nret = _after_issue(cand, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv)
+            else:
+                start = SM[s, SM_LAST] + 1 - base if SM[s, SM_LAST] >= 0 else 0
+                for k in range(MAXW):
+                    if issued >= C[C_IW]:
+                        break
+                    w = base + (start + k) % MAXW
+                    if W[w, W_STATUS] != WS_RUN or W[w, W_READY] > t:
+                        continue
+                    rc = _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,
+                                t_loff, t_lines, s_kind, s_lat, s_cls, s_src, s_dst, s_nsrc, s_ndst, s_gbb,
+                                l1_tag, l1_lru, l1_fill, mshr, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
+                                bank_free, bank_row, chan_free, burst, ST, PCST, ubbv)
+                    if rc == 0:
+                        continue
+                    issued += 1
+                    retired_here |= rc == 2
+                    nret = _after_issue(w, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv)
+            if issued > 0 or retired_here:
+                SM[s, SM_NEXT] = t + 1
+            else:
+                mn = INF
+                for w in range(base, base + MAXW):
+                    if W[w, W_READY] < mn:
+                        mn = W[w, W_READY]
+                SM[s, SM_NEXT] = max(mn, t + 1)
+        G[G_CYCLE] = t + 1
+        if nret > 0 and C[C_WATCH] == 1:
+            return RC_RETIRED, nret
+        if G[G_CALL_ISSUED] >= C[C_BUDGET]:
+            return RC_BUDGET, 0
+
+
+@njit(cache=True)
+def _after_issue(w, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv):
+    """Bookkeeping after warp slot ``w`` issued: scheduler state, block
+    retirement (rc == 2), sampling-unit boundary.  Returns the new count of
+    blocks retired in this cycle."""
+    SM[s, SM_LAST] = w
+    if rc == 2:
+        _retire(w, s, t, C, G, W, B, SM, BO, retired, nret)
+        nret += 1
+    if G[G_UNIT_COUNT] >= C[C_UNIT]:
+        _emit_unit(G, UO, UBBV, ubbv, t + 1)
+    return nret
+
+
+@njit(cache=True)
+def _retire(w, s, t, C, G, W, B, SM, BO, retired, nret):
+    bs = W[w, W_BSLOT]
+    blk = B[bs, B_ID]
+    BO[blk, BO_RETIRE] = t + 1
+    BO[blk, BO_ISSUED_AT_RETIRE] = G[G_ISSUED]
+    B[bs, B_ID] = -1
+    SM[s, SM_NBLK] -= 1
+    SM[s, SM_PENDING] += 1
+    G[G_DONE_BLOCKS] += 1
+    retired[nret] = blk

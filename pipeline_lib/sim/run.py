@@ -1,0 +1,56 @@
+"""Entry points of rules ``simulate`` and ``power`` (thin scripts call these)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from .. import __version__
+from ..trace.parquet_io import write_json, write_table
+from ..versions import POWER_VERSION, SIMULATOR_VERSION
+from .output import SIM_SCHEMA_VERSION, to_table, write_result
+from .power import power_table
+from .simulator import Simulator
+from .trace_reader import TraceDir
+
+def simulate_workload(wl: str, trace_dir, hw: dict, out_dir, *, unit_warp_instrs: int = 1_000_000,
+                      min_units: int = 20, progress_s: float = 10.0) -> dict:
+    """Full detailed simulation of one traced workload on ``hw``; writes the
+    tables of docs/simulator.md into ``out_dir`` and returns a summary."""
+    trace = TraceDir(trace_dir)
+    sim = Simulator(hw, trace, unit_warp_instrs=unit_warp_instrs, min_units=min_units,
+                    progress_s=progress_s, label=f"{wl} on {hw['name']}")
+    res = sim.run()
+    meta = {"workload": wl, "hardware": hw["name"], "simulator_version": SIMULATOR_VERSION,
+            "library_version": __version__, "unit_warp_instrs": sim.unit,
+            "trace_emulator_version": trace.metadata.get("emulator_version", "")}
+    write_result(res, out_dir, meta)
+    L = res.launches
+    cycles = int(L["cycles"].sum())
+    summary = {"workload": wl, "hardware": hw["name"], "launches": len(L), "cycles": cycles,
+               "warp_instrs": int(L["warp_instrs"].sum()), "thread_instrs": int(L["thread_instrs"].sum()),
+               "ipc": float(L["warp_instrs"].sum() / cycles) if cycles else 0.0,
+               "unit_warp_instrs": sim.unit, "simulator_version": SIMULATOR_VERSION}
+    write_json(summary, Path(out_dir) / "summary.json")
+    print(f"{wl} on {hw['name']}: {summary['warp_instrs']:,} warp instructions, {cycles:,} cycles, "
+          f"IPC {summary['ipc']:.3f}, {res.info['host_seconds']:.1f} s", file=sys.stderr)
+    return summary
+
+
+POWER_COLUMNS_DOC = {"launch": "launch index", "cycles": "simulated cycles", "energy_j": "dynamic energy, joules",
+                     "seconds": "cycles / core clock", "voltage": "supply voltage from vf_table, V",
+                     "dynamic_power_w": "energy_j / seconds, watts"}
+
+
+def power_workload(wl: str, activity_path, hw_power: dict, hw_name: str, out_path) -> None:
+    """Dynamic power per launch from the simulation's activity counts."""
+    import pyarrow as pa
+
+    table = power_table(pd.read_parquet(activity_path), hw_power)
+    cols = [(c, pa.int32() if c == "launch" else pa.int64() if c == "cycles" else pa.float64(),
+             POWER_COLUMNS_DOC.get(c, "energy of this event class, joules")) for c in table.columns]
+    meta = {"workload": wl, "hardware": hw_name, "power_version": POWER_VERSION, "library_version": __version__}
+    t = to_table(table, cols, "power", meta)
+    write_table(t.replace_schema_metadata({**t.schema.metadata, b"stage": b"power",
+                                           b"schema_version": SIM_SCHEMA_VERSION.encode()}), out_path)

@@ -1,0 +1,405 @@
+"""The detailed simulator: drives :mod:`pipeline_lib.sim.engine` launch by
+launch over a trace directory and collects its statistics.
+
+>>> sim = Simulator(load_hardware("gpumech-baseline"), TraceDir("results/traces/bfs-rmat"))
+>>> result = sim.run()                     # full simulation
+>>> result.launches[["launch", "cycles", "ipc"]]
+
+Sampled simulation goes through a :class:`~pipeline_lib.sim.sampling.SamplingPolicy`
+(``sim.run(policy)``), which may skip whole launches and watch block
+retirements to fast-forward dispatched blocks (seed 3.4.4).
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..ptx import isa
+from . import engine as E
+from .hardware import occupancy
+from .trace_reader import TraceDir
+
+_ALU_LATENCY = {"int": "int", "int_mul": "int_mul", "fp32": "fp32", "fp64": "fp64", "sfu": "sfu",
+                "warp": "warp", "branch": "branch", "barrier": "barrier", "exit": "int", "misc": "int",
+                "load": "int", "store": "int", "atomic": "int"}
+_KIND = {"load": E.K_LOAD, "store": E.K_STORE, "atomic": E.K_ATOM, "branch": E.K_BRANCH,
+         "barrier": E.K_BAR, "exit": E.K_EXIT}
+
+# activity counters reported per launch (engine index, column name)
+ACTIVITY = [(E.ST_CLASS0 + i, f"instrs_{c}") for i, c in enumerate(isa.OPCLASSES)] + [
+    (E.ST_REG_R, "reg_reads"), (E.ST_REG_W, "reg_writes"), (E.ST_L1_ACC, "l1_reads"),
+    (E.ST_L1_STORE, "l1_writes"), (E.ST_SHARED, "shared_accesses"), (E.ST_CONST, "const_accesses"),
+    (E.ST_L2_ACC, "l2_accesses"), (E.ST_DRAM_RD, "dram_reads"), (E.ST_DRAM_WR, "dram_writes"),
+    (E.ST_ROW_ACT, "row_activations")]
+
+
+class SimulationError(RuntimeError):
+    """The timing model cannot proceed (names workload, launch and cycle)."""
+
+
+def global_bb_ids(instructions: pd.DataFrame) -> tuple[dict, int]:
+    """Global basic-block ids used by the basic-block vectors: kernels in name
+    order, each kernel's blocks ascending, numbered consecutively.  Returns
+    ({kernel: offset}, number of global blocks)."""
+    offsets, total = {}, 0
+    for k in sorted(instructions["kernel"].unique()):
+        offsets[k] = total
+        total += int(instructions.loc[instructions["kernel"] == k, "bb"].max()) + 1
+    return offsets, total
+
+
+def engine_config(hw: dict) -> tuple[np.ndarray, float]:
+    """The integer configuration vector of the engine and the DRAM burst time
+    (core cycles per 128-byte line per channel) for hardware ``hw``."""
+    C = np.zeros(E.C_N, np.int64)
+    l1, l2, d = hw["l1"], hw["l2"], hw["dram"]
+    C[E.C_CORES] = hw["cores"]
+    C[E.C_MAXW] = hw["sm_limits"]["warps"]
+    C[E.C_MAXB] = hw["sm_limits"]["blocks"]
+    C[E.C_IW] = hw["issue_width"]
+    C[E.C_GTO] = 1 if hw["scheduler"] == "gto" else 0
+    C[E.C_L1_WAYS] = l1["assoc"]
+    C[E.C_L1_SETS] = l1["size_bytes"] // (l1["line_bytes"] * l1["assoc"])
+    C[E.C_L1_LAT] = l1["hit_latency"]
+    C[E.C_MSHR] = l1["mshrs"]
+    C[E.C_L2_WAYS] = l2["assoc"]
+    C[E.C_L2_SLICES] = l2["slices"]
+    C[E.C_L2_SETS] = l2["size_bytes"] // (l2["line_bytes"] * l2["assoc"] * l2["slices"])
+    C[E.C_L2_LAT] = l2["hit_latency"]
+    C[E.C_L2_SVC] = max(1, -(-l2["line_bytes"] // l2["bytes_per_clock"]))
+    C[E.C_ICNT] = hw["interconnect_latency"]
+    C[E.C_CH] = d["channels"]
+    C[E.C_BANKS] = d["banks"]
+    C[E.C_DRAM_LAT] = d["latency"]
+    C[E.C_ROW_MISS] = d["row_miss_latency"]
+    C[E.C_ROW_OPEN] = 1 if d["row_policy"] == "open" else 0
+    C[E.C_PAGE_LINES] = max(1, d["page_bytes"] // l2["line_bytes"])
+    lat = hw["latency"]
+    C[E.C_SMEM_LAT] = lat["shared"]
+    C[E.C_CONST_LAT] = lat["const"]
+    C[E.C_BRANCH_LAT] = lat["branch"]
+    C[E.C_BAR_LAT] = lat["barrier"]
+    bytes_per_core_cycle = (d["bus_bits_per_channel"] / 8 * d["clock_mhz"] * d["transfers_per_clock"]
+                            / hw["core_clock_mhz"])
+    return C, float(l2["line_bytes"] / bytes_per_core_cycle)
+
+
+@dataclass
+class KernelStatic:
+    kind: np.ndarray
+    lat: np.ndarray
+    cls: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    nsrc: np.ndarray
+    ndst: np.ndarray
+    gbb: np.ndarray
+
+
+def kernel_static(instr: pd.DataFrame, hw: dict, bb_offset: int, width_src: int, width_dst: int) -> KernelStatic:
+    """Per-PC arrays of one kernel for the engine (rows of ``instructions`` sorted by pc)."""
+    instr = instr.sort_values("pc")
+    n = len(instr)
+    if n and not np.array_equal(instr["pc"].to_numpy(), np.arange(n)):
+        raise SimulationError(f"kernel {instr['kernel'].iloc[0]}: instructions table has gaps in pc")
+    src = np.full((n, width_src), -1, np.int32)
+    dst = np.full((n, width_dst), -1, np.int32)
+    for i, (s, d) in enumerate(zip(instr["src_regs"], instr["dst_regs"])):
+        src[i, :len(s)] = s
+        dst[i, :len(d)] = d
+    oc = instr["opclass"].to_numpy()
+    return KernelStatic(
+        kind=np.array([_KIND.get(c, E.K_ALU) for c in oc], np.int8),
+        lat=np.array([hw["latency"][_ALU_LATENCY[c]] for c in oc], np.int64),
+        cls=np.array([isa.OC[c] for c in oc], np.int8),
+        src=src, dst=dst,
+        nsrc=np.array([len(s) for s in instr["src_regs"]], np.int64),
+        ndst=np.array([len(d) for d in instr["dst_regs"]], np.int64),
+        gbb=(instr["bb"].to_numpy() + bb_offset).astype(np.int32))
+
+
+@dataclass
+class SimResult:
+    """Tables of one simulation (documented in docs/simulator.md)."""
+    launches: pd.DataFrame
+    sms: pd.DataFrame
+    blocks: pd.DataFrame
+    pcs: pd.DataFrame
+    units: pd.DataFrame
+    activity: pd.DataFrame
+    info: dict = field(default_factory=dict)
+
+
+class LaunchControl:
+    """What a sampling policy sees and may do while a launch runs."""
+
+    def __init__(self, sim: "Simulator", launch: dict, blocks: pd.DataFrame):
+        self._sim = sim
+        self.launch = launch
+        self.blocks = blocks                     # trace rows of this launch's blocks
+        self.n_blocks = int(launch["n_blocks"])
+
+    @property
+    def cycle(self) -> int:
+        """Current cycle (global, across launches)."""
+        return int(self._sim.G[E.G_CYCLE])
+
+    @property
+    def issued(self) -> int:
+        """Warp instructions issued so far (all SMs, all launches)."""
+        return int(self._sim.G[E.G_ISSUED])
+
+    @property
+    def next_block(self) -> int:
+        """The block id the dispatcher hands out next."""
+        return int(self._sim.G[E.G_NEXT_BLOCK])
+
+    def block_record(self, block: int) -> dict:
+        """SM, dispatch and retire cycle, and GPU-wide issued instructions at
+        both, of a dispatched block (retire fields are -1 while it runs)."""
+        r = self._sim._bo[block]
+        return {"sm": int(r[E.BO_SM]), "dispatch": int(r[E.BO_DISPATCH]), "retire": int(r[E.BO_RETIRE]),
+                "issued_at_dispatch": int(r[E.BO_ISSUED_AT_DISPATCH]),
+                "issued_at_retire": int(r[E.BO_ISSUED_AT_RETIRE]), "skipped": bool(r[E.BO_SKIPPED] == 1)}
+
+    def running_blocks(self) -> np.ndarray:
+        """Ids of the blocks dispatched and not yet retired."""
+        bo = self._sim._bo[: self.next_block]
+        return np.flatnonzero((bo[:, E.BO_RETIRE] < 0) & (bo[:, E.BO_SKIPPED] == 0))
+
+    def skip(self, blocks) -> None:
+        """Fast-forward these not yet dispatched blocks: the dispatcher passes
+        over them without simulating them (their instructions are reported as
+        skipped, for the policy to account with a predicted IPC)."""
+        blocks = np.asarray(blocks, np.int64)
+        if len(blocks) and (blocks.min() < self.next_block or blocks.max() >= self.n_blocks):
+            raise ValueError(f"can only skip blocks not yet dispatched ({self.next_block}..{self.n_blocks - 1})")
+        self._sim._skip[blocks] = 1
+
+
+class Simulator:
+    """Cycle-level timing simulation of one workload's trace on hardware ``hw``.
+
+    Parameters
+    ----------
+    hw : dict
+        A validated hardware configuration (:func:`~pipeline_lib.sim.load_hardware`).
+    trace : TraceDir
+        The workload's trace tables.
+    unit_warp_instrs : int
+        Sampling-unit size in warp instructions (GPU-wide, in issue order).
+    min_units : int
+        The unit is shrunk to ``total warp instructions / min_units`` (at
+        least 1000) when the workload is too small for ``unit_warp_instrs``.
+    progress_s : float
+        Seconds between progress lines on stderr (0: none).
+    """
+
+    def __init__(self, hw: dict, trace: TraceDir, unit_warp_instrs: int = 1_000_000, min_units: int = 20,
+                 progress_s: float = 0.0, label: str = ""):
+        self.hw, self.trace, self.label = hw, trace, label or str(trace.path)
+        self.progress_s = progress_s
+        self.C, self.burst = engine_config(hw)
+        total = int(trace.launches["warp_instrs"].sum())
+        self.unit = int(min(unit_warp_instrs, max(1000, -(-total // max(1, min_units)))))
+        self.C[E.C_UNIT] = self.unit
+        self.C[E.C_BUDGET] = 2_000_000
+        instr = trace.instructions
+        self.bb_offsets, self.n_gbb = global_bb_ids(instr) if len(instr) else ({}, 1)
+        ws = max([1] + [len(x) for x in instr["src_regs"]])
+        wd = max([1] + [len(x) for x in instr["dst_regs"]])
+        nregs = 1 + max([0] + [max(x) for x in instr["src_regs"] if len(x)] + [max(x) for x in instr["dst_regs"] if len(x)])
+        self.static = {k: kernel_static(g, hw, self.bb_offsets[k], ws, wd) for k, g in instr.groupby("kernel")}
+        S, MAXW, MAXB = hw["cores"], hw["sm_limits"]["warps"], hw["sm_limits"]["blocks"]
+        C = self.C
+        self.G = np.zeros(E.G_N, np.int64)
+        self.W = np.zeros((S * MAXW, E.W_N), np.int64)
+        self.W[:, E.W_READY] = E.INF
+        self.B = np.full((S * MAXB, E.B_N), -1, np.int64)
+        self.SM = np.zeros((S, E.SM_N), np.int64)
+        self.regready = np.zeros((S * MAXW, nregs), np.int64)
+        self.l1_tag = np.full((S, C[E.C_L1_SETS] * C[E.C_L1_WAYS]), -1, np.int64)
+        self.l1_lru = np.zeros_like(self.l1_tag)
+        self.l1_fill = np.zeros_like(self.l1_tag)
+        self.mshr = np.zeros((S, C[E.C_MSHR]), np.int64)
+        n2 = C[E.C_L2_SLICES] * C[E.C_L2_SETS] * C[E.C_L2_WAYS]
+        self.l2_tag = np.full(n2, -1, np.int64)
+        self.l2_lru = np.zeros(n2, np.int64)
+        self.l2_fill = np.zeros(n2, np.int64)
+        self.l2_dirty = np.zeros(n2, np.int64)
+        self.slice_free = np.zeros(C[E.C_L2_SLICES], np.int64)
+        nb = C[E.C_CH] * C[E.C_BANKS]
+        self.bank_free = np.zeros(nb, np.float64)
+        self.bank_row = np.full(nb, -1, np.int64)
+        self.chan_free = np.zeros(C[E.C_CH], np.float64)
+        self.ubbv = np.zeros(self.n_gbb, np.int64)
+        self.retired = np.zeros(S * MAXB + 1, np.int64)
+        self._units, self._unit_bbv = [], []
+
+    # -- one launch -----------------------------------------------------------
+    def _launch(self, launch: dict, policy, t0: float, done_instrs: int, total_instrs: int):
+        hw, C, G = self.hw, self.C, self.G
+        lid = int(launch["launch"])
+        occ = occupancy(hw, int(launch["threads_per_block"]), int(launch["regs_per_thread"]),
+                        int(launch["shared_bytes"]))
+        blocks = self.trace.blocks[self.trace.blocks["launch"] == lid].sort_values("block")
+        nblk = int(launch["n_blocks"])
+        tr = self.trace.launch_trace(lid)
+        st = self.static[launch["kernel"]]
+        C[E.C_OCC] = occ["sm_occupancy"]
+        C[E.C_WPB] = int(launch["warps_per_block"])
+        C[E.C_NBLOCKS] = nblk
+        C[E.C_WATCH] = 1 if policy is not None and policy.watch_blocks else 0
+        self.SM[:, :] = 0
+        self.SM[:, E.SM_NEXT] = E.INF
+        self.SM[:, E.SM_LAST] = -1
+        self.SM[:, E.SM_PENDING] = occ["sm_occupancy"]
+        # LSU/shared pipes may still be busy from the previous launch
+        self.SM[:, E.SM_LSU] = G[E.G_CYCLE]
+        self.SM[:, E.SM_SMEM] = G[E.G_CYCLE]
+        G[E.G_NEXT_BLOCK] = 0
+        G[E.G_DONE_BLOCKS] = 0
+        G[E.G_RR_SM] = 0
+        G[E.G_NUNITS] = 0
+        start = int(G[E.G_CYCLE])
+        ST = np.zeros(E.ST_N, np.int64)
+        PCST = np.zeros((len(st.kind), E.PC_N), np.int64)
+        self._bo = np.full((nblk, E.BO_N), -1, np.int64)
+        self._skip = np.zeros(nblk, np.int8)
+        n_units = int(launch["warp_instrs"]) // self.unit + 2
+        UO = np.zeros((n_units, E.UO_N), np.int64)
+        UBBV = np.zeros((n_units, self.n_gbb), np.int64)
+        blk_warp = blocks["warp_instrs"].to_numpy(np.int64)
+        blk_thread = blocks["thread_instrs"].to_numpy(np.int64)
+        control = LaunchControl(self, launch, blocks)
+        if policy is not None:
+            policy.launch_begin(control)
+        last_print = time.perf_counter()
+        while True:
+            rc, n = E.run(C, G, self.W, self.B, self.SM, self.regready, tr.warp_off, self._skip, blk_warp, blk_thread,
+                          tr.pc, tr.space, tr.nreq, tr.nthreads, tr.line_off, tr.lines,
+                          st.kind, st.lat, st.cls, st.src, st.dst, st.nsrc, st.ndst, st.gbb,
+                          self.l1_tag, self.l1_lru, self.l1_fill, self.mshr, self.l2_tag, self.l2_lru,
+                          self.l2_fill, self.l2_dirty, self.slice_free, self.bank_free, self.bank_row,
+                          self.chan_free, self.burst, ST, PCST, self._bo, UO, UBBV, self.ubbv, self.retired)
+            if rc == E.RC_DONE:
+                break
+            if rc < 0:
+                raise SimulationError(f"{self.label}: launch {lid} ({launch['kernel']}): no warp can issue at cycle "
+                                      f"{G[E.G_CYCLE]} (a barrier that not every warp of a block reaches?)")
+            if rc == E.RC_RETIRED:
+                policy.blocks_retired(control, self.retired[:n].copy())
+            now = time.perf_counter()
+            if self.progress_s and now - last_print >= self.progress_s:
+                last_print = now
+                done = done_instrs + int(ST[E.ST_WARP] + ST[E.ST_SKIP_WARP])
+                rate = done / max(now - t0, 1e-9)
+                print(f"{self.label}: launch {lid + 1}/{len(self.trace.launches)} cycle {G[E.G_CYCLE]:,} "
+                      f"{done:,}/{total_instrs:,} warp instrs, {rate / 1e6:.2f} M/s, "
+                      f"about {(total_instrs - done) / max(rate, 1):.0f} s left", file=sys.stderr)
+        nu = int(G[E.G_NUNITS])
+        for u in range(nu):
+            self._units.append((int(UO[u, E.UO_START]), int(UO[u, E.UO_END]), int(UO[u, E.UO_INSTRS]), lid))
+            self._unit_bbv.append(UBBV[u].copy())
+        simulated = self._bo[:, E.BO_SKIPPED] == 0
+        end = int(self._bo[simulated, E.BO_RETIRE].max()) if simulated.any() else start
+        G[E.G_CYCLE] = max(int(G[E.G_CYCLE]), end)
+        return lid, occ, start, end, ST, PCST, blocks
+
+    # -- a whole workload ---------------------------------------------------
+    def run(self, policy=None) -> SimResult:
+        """Simulate every launch in order (or those ``policy`` selects)."""
+        L = self.trace.launches.sort_values("launch")
+        total = int(L["warp_instrs"].sum())
+        rows, sm_rows, blk_rows, act_rows, pc_parts = [], [], [], [], []
+        done = 0
+        t0 = time.perf_counter()
+        for launch in L.to_dict("records"):
+            if policy is not None and not policy.select_launch(launch):
+                done += int(launch["warp_instrs"])
+                continue
+            lid, occ, start, end, ST, PCST, blocks = self._launch(launch, policy, t0, done, total)
+            done += int(launch["warp_instrs"])
+            rows.append(self._launch_row(launch, occ, start, end, ST))
+            cyc = max(end - start, 1)
+            for s in range(self.hw["cores"]):
+                sm_rows.append({"launch": lid, "sm": s, "warp_instrs": int(self.SM[s, E.SM_INSTRS]),
+                                "blocks": int(self.SM[s, E.SM_BLOCKS]), "ipc": self.SM[s, E.SM_INSTRS] / cyc})
+            bo = self._bo
+            blk_rows.append(pd.DataFrame({
+                "launch": np.full(len(bo), lid, np.int32), "block": np.arange(len(bo), dtype=np.int32),
+                "sm": bo[:, E.BO_SM].astype(np.int32), "dispatch_cycle": bo[:, E.BO_DISPATCH],
+                "retire_cycle": bo[:, E.BO_RETIRE], "issued_at_dispatch": bo[:, E.BO_ISSUED_AT_DISPATCH],
+                "issued_at_retire": bo[:, E.BO_ISSUED_AT_RETIRE], "skipped": bo[:, E.BO_SKIPPED] == 1,
+                "warp_instrs": blocks["warp_instrs"].to_numpy(np.int64)}))
+            act_rows.append({"launch": lid, "cycles": end - start,
+                             **{name: int(ST[i]) for i, name in ACTIVITY}})
+            used = PCST[:, E.PC_L1_ACC] + PCST[:, E.PC_L2_ACC] > 0
+            pcs = np.flatnonzero(used)
+            pc_parts.append(pd.DataFrame({"kernel": launch["kernel"], "pc": pcs.astype(np.int32),
+                                          **{name: PCST[pcs, i] for i, name in (
+                                              (E.PC_LOADS, "loads"), (E.PC_L1_ACC, "l1_accesses"),
+                                              (E.PC_L1_MISS, "l1_misses"), (E.PC_L2_ACC, "l2_accesses"),
+                                              (E.PC_L2_MISS, "l2_misses"), (E.PC_LAT, "latency_sum"))}}))
+            if policy is not None:
+                policy.launch_end(rows[-1])
+        # the last, partial unit
+        if int(self.G[E.G_UNIT_COUNT]) > 0:
+            self._units.append((int(self.G[E.G_UNIT_START]), int(self.G[E.G_CYCLE]), int(self.G[E.G_UNIT_COUNT]),
+                                int(rows[-1]["launch"]) if rows else -1))
+            self._unit_bbv.append(self.ubbv.copy())
+        return SimResult(
+            launches=pd.DataFrame(rows), sms=pd.DataFrame(sm_rows),
+            blocks=pd.concat(blk_rows, ignore_index=True) if blk_rows else pd.DataFrame(),
+            pcs=self._pc_table(pc_parts), units=self._unit_table(), activity=pd.DataFrame(act_rows),
+            info={"unit_warp_instrs": self.unit, "total_cycles": int(sum(r["cycles"] for r in rows)),
+                  "host_seconds": time.perf_counter() - t0})
+
+    def _launch_row(self, launch, occ, start, end, ST) -> dict:
+        cycles = end - start
+        sim_w = int(ST[E.ST_WARP])
+        ghz = self.hw["core_clock_mhz"] / 1e3
+        dram_bytes = (int(ST[E.ST_DRAM_RD]) + int(ST[E.ST_DRAM_WR])) * self.hw["l2"]["line_bytes"]
+        return {
+            "launch": int(launch["launch"]), "kernel": launch["kernel"], "start_cycle": start, "end_cycle": end,
+            "cycles": cycles, "warp_instrs": sim_w, "thread_instrs": int(ST[E.ST_THREAD]),
+            "ipc": sim_w / cycles if cycles else 0.0,
+            "blocks": int(launch["n_blocks"]), "skipped_blocks": int(ST[E.ST_SKIP_BLOCKS]),
+            "skipped_warp_instrs": int(ST[E.ST_SKIP_WARP]), "skipped_thread_instrs": int(ST[E.ST_SKIP_THREAD]),
+            "sm_occupancy": occ["sm_occupancy"], "system_occupancy": occ["system_occupancy"],
+            "occupancy_limiter": occ["limited_by"],
+            "l1_accesses": int(ST[E.ST_L1_ACC]), "l1_misses": int(ST[E.ST_L1_MISS]),
+            "l1_miss_rate": ST[E.ST_L1_MISS] / ST[E.ST_L1_ACC] if ST[E.ST_L1_ACC] else 0.0,
+            "l1_mshr_merges": int(ST[E.ST_L1_MERGE]),
+            "l2_accesses": int(ST[E.ST_L2_ACC]), "l2_misses": int(ST[E.ST_L2_MISS]),
+            "l2_miss_rate": ST[E.ST_L2_MISS] / ST[E.ST_L2_ACC] if ST[E.ST_L2_ACC] else 0.0,
+            "dram_reads": int(ST[E.ST_DRAM_RD]), "dram_writes": int(ST[E.ST_DRAM_WR]),
+            "dram_bandwidth_gbs": dram_bytes * ghz / cycles if cycles else 0.0,
+            "avg_load_latency": ST[E.ST_LOAD_LAT] / ST[E.ST_LOADS] if ST[E.ST_LOADS] else 0.0,
+            "mshr_stall_cycles": int(ST[E.ST_MSHR_STALL]),
+        }
+
+    @staticmethod
+    def _pc_table(parts) -> pd.DataFrame:
+        cols = ["loads", "l1_accesses", "l1_misses", "l2_accesses", "l2_misses", "latency_sum"]
+        if not parts:
+            return pd.DataFrame(columns=["kernel", "pc"] + cols)
+        t = pd.concat(parts, ignore_index=True).groupby(["kernel", "pc"], as_index=False)[cols].sum()
+        t["l1_miss_rate"] = np.where(t["l1_accesses"] > 0, t["l1_misses"] / t["l1_accesses"].clip(lower=1), 0.0)
+        t["l2_miss_rate"] = np.where(t["l2_accesses"] > 0, t["l2_misses"] / t["l2_accesses"].clip(lower=1), 0.0)
+        t["avg_latency"] = np.where(t["loads"] > 0, t["latency_sum"] / t["loads"].clip(lower=1), 0.0)
+        return t.drop(columns="latency_sum").sort_values(["kernel", "pc"], ignore_index=True)
+
+    def _unit_table(self) -> pd.DataFrame:
+        rows = []
+        for u, ((s, e, n, lid), bbv) in enumerate(zip(self._units, self._unit_bbv)):
+            nz = np.flatnonzero(bbv)
+            rows.append({"unit": u, "start_cycle": s, "end_cycle": e, "cycles": e - s, "warp_instrs": n,
+                         "ipc": n / (e - s) if e > s else 0.0, "last_launch": lid,
+                         "bbv_ids": nz.astype(np.int32), "bbv_counts": bbv[nz]})
+        return pd.DataFrame(rows, columns=["unit", "start_cycle", "end_cycle", "cycles", "warp_instrs", "ipc",
+                                           "last_launch", "bbv_ids", "bbv_counts"])

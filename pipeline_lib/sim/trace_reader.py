@@ -1,0 +1,80 @@
+"""Reading a workload's trace directory for timing simulation."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+class TraceError(ValueError):
+    """A trace directory that cannot be simulated; the message names the file."""
+
+
+@dataclass
+class LaunchTrace:
+    """The dynamic trace of one launch as flat arrays (rows ordered by warp, time)."""
+    pc: np.ndarray          # int32
+    space: np.ndarray       # int8
+    nreq: np.ndarray        # int16
+    nthreads: np.ndarray    # int32, executing lanes per row
+    line_off: np.ndarray    # int64, n + 1
+    lines: np.ndarray       # int64 byte addresses of 128-byte lines
+    warp_off: np.ndarray    # int64, first row of each launch-wide warp (n_warps + 1)
+
+
+class TraceDir:
+    """A trace directory written by rule ``trace`` (docs/trace_format.md)."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        for name in ("launches", "blocks", "instructions", "warp_trace"):
+            if not (self.path / f"{name}.parquet").exists():
+                raise TraceError(f"{self.path / (name + '.parquet')}: missing (run rule trace first)")
+        self.launches = pd.read_parquet(self.path / "launches.parquet")
+        self.blocks = pd.read_parquet(self.path / "blocks.parquet")
+        self.instructions = pd.read_parquet(self.path / "instructions.parquet")
+        self._pf = pq.ParquetFile(self.path / "warp_trace.parquet")
+        self.metadata = {k.decode(): v.decode() for k, v in (self._pf.schema_arrow.metadata or {}).items()}
+        self._groups: dict[int, list[int]] = {}
+        md = self._pf.metadata
+        for g in range(md.num_row_groups):
+            st = md.row_group(g).column(0).statistics
+            if st is None or not st.has_min_max or st.min != st.max:
+                raise TraceError(f"{self.path / 'warp_trace.parquet'}: row group {g} does not hold exactly one launch")
+            self._groups.setdefault(int(st.min), []).append(g)
+        total = int(self.launches["warp_instrs"].sum())
+        if md.num_rows != total:
+            raise TraceError(f"{self.path / 'warp_trace.parquet'}: {md.num_rows} rows but launches.parquet counts "
+                             f"{total} warp instructions (written without trace.warp_trace?)")
+
+    def launch_trace(self, launch: int) -> LaunchTrace:
+        row = self.launches.loc[self.launches["launch"] == launch].iloc[0]
+        groups = self._groups.get(int(launch), [])
+        tables = [self._pf.read_row_group(g, columns=["warp", "pc", "mask", "space", "nreq", "lines"]) for g in groups]
+        cols = {"warp": [], "pc": [], "mask": [], "space": [], "nreq": [], "off": [], "lines": []}
+        base = 0
+        for t in tables:
+            for c in ("warp", "pc", "mask", "space", "nreq"):
+                cols[c].append(t.column(c).to_numpy())
+            lst = t.column("lines").combine_chunks()
+            if isinstance(lst, pa.ChunkedArray):
+                lst = lst.chunk(0)
+            off = lst.offsets.to_numpy().astype(np.int64)
+            vals = lst.values.to_numpy()
+            cols["off"].append(off[:-1] - off[0] + base)
+            cols["lines"].append(vals[off[0]:off[-1]])
+            base += int(off[-1] - off[0])
+        cat = {k: (np.concatenate(v) if v else np.zeros(0, np.int64)) for k, v in cols.items()}
+        n_warps = int(row["n_blocks"]) * int(row["warps_per_block"])
+        warp = cat["warp"].astype(np.int64)
+        if len(warp) != int(row["warp_instrs"]) or (len(warp) > 1 and np.any(np.diff(warp) < 0)):
+            raise TraceError(f"{self.path / 'warp_trace.parquet'}: launch {launch}: rows missing or not ordered by warp")
+        return LaunchTrace(
+            pc=cat["pc"].astype(np.int32), space=cat["space"].astype(np.int8), nreq=cat["nreq"].astype(np.int16),
+            nthreads=np.bitwise_count(cat["mask"].astype(np.uint32)).astype(np.int32),
+            line_off=np.append(cat["off"], base).astype(np.int64), lines=cat["lines"].astype(np.int64),
+            warp_off=np.searchsorted(warp, np.arange(n_warps + 1)).astype(np.int64))

@@ -1,0 +1,53 @@
+# Detailed simulation (docs/simulator.md): full cycle-level simulation of every
+# workload on every configured hardware configuration, and dynamic power from
+# its activity counts.  Each rule receives only the hardware fields it reads.
+from pipeline_lib.sim.hardware import POWER_FIELDS, TIMING_FIELDS, hardware_slice, load_hardware
+from pipeline_lib.versions import POWER_VERSION, SIMULATOR_VERSION
+
+SIM_TABLES = ["launches", "sms", "blocks", "pcs", "units", "activity"]
+HARDWARE = sorted(CONFIG["simulate"]["hardware"])
+HARDWARE_DIR = os.path.join(workflow.basedir, CONFIG["simulate"]["hardware_dir"])
+# validates every configured file now, so a bad field fails before any job runs
+_HW = {name: load_hardware(os.path.join(HARDWARE_DIR, f"{name}.yaml")) for name in HARDWARE}
+
+
+def _hw(name):
+    return _HW[name] if name in _HW else load_hardware(os.path.join(HARDWARE_DIR, f"{name}.yaml"))
+
+
+rule simulate:
+    input:
+        check=f"{RESULTS}/traces/{{wl}}/check.json",
+        tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in ("launches", "blocks", "instructions", "warp_trace")],
+    output:
+        tables=[f"{RESULTS}/sim/{{wl}}/{{hw}}/{t}.parquet" for t in SIM_TABLES],
+        summary=f"{RESULTS}/sim/{{wl}}/{{hw}}/summary.json",
+    params:
+        hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
+        unit_warp_instrs=CONFIG["simulate"]["unit_warp_instrs"],
+        min_units=CONFIG["simulate"]["min_units"],
+        progress_s=CONFIG["simulate"]["progress_s"],
+        code_version=SIMULATOR_VERSION,
+    resources:
+        mem_mb=CONFIG["simulate"]["mem_mb"],
+        runtime=CONFIG["simulate"]["runtime_min"],
+    threads: 1
+    log:
+        f"{RESULTS}/logs/simulate/{{wl}}/{{hw}}.log",
+    script:
+        "../scripts/simulate.py"
+
+
+rule power:
+    input:
+        activity=f"{RESULTS}/sim/{{wl}}/{{hw}}/activity.parquet",
+    output:
+        f"{RESULTS}/sim/{{wl}}/{{hw}}/power.parquet",
+    params:
+        hw=lambda wc: hardware_slice(_hw(wc.hw), POWER_FIELDS),
+        code_version=POWER_VERSION,
+    threads: 1
+    log:
+        f"{RESULTS}/logs/power/{{wl}}/{{hw}}.log",
+    script:
+        "../scripts/power.py"

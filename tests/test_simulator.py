@@ -1,0 +1,167 @@
+"""The detailed simulator's tables, determinism, sampled-simulation interface
+and power model, on small traced workloads."""
+import hashlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline_lib.sim import load_hardware
+from pipeline_lib.sim.power import power_table, voltage
+from pipeline_lib.sim.run import simulate_workload
+from pipeline_lib.sim.sampling import SamplingPolicy, SkipBlocksPolicy, run_sampled
+from pipeline_lib.sim.simulator import Simulator
+from pipeline_lib.sim.trace_reader import TraceDir, TraceError
+from pipeline_lib.trace.generate import trace_workload
+from conftest import trace_specs
+
+SPECS = {
+    "lbm": {"benchmark": "lbm", "size": "small", "seed": 1, "params": {"nx": 512, "ny": 16, "steps": 2}},
+    "bfs": {"benchmark": "bfs", "size": "small", "seed": 1, "params": {}},
+    "hotspot": {"benchmark": "hotspot", "size": "small", "seed": 1, "params": {}},
+}
+
+
+@pytest.fixture(scope="module")
+def traces(tmp_path_factory):
+    return trace_specs(tmp_path_factory, SPECS, chunk_records=3000)
+
+
+@pytest.fixture(scope="module")
+def hw():
+    return load_hardware("gpumech-baseline")
+
+
+def _digest(d):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(d.glob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("wl", sorted(SPECS))
+def test_outputs_are_byte_identical_across_runs(traces, hw, wl, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    simulate_workload(wl, traces[wl], hw, a, unit_warp_instrs=5000, progress_s=0)
+    simulate_workload(wl, traces[wl], hw, b, unit_warp_instrs=5000, progress_s=0)
+    da, db = _digest(a), _digest(b)
+    assert len(da) == 7 and da == db
+
+
+@pytest.mark.parametrize("wl", sorted(SPECS))
+def test_tables_are_consistent_with_the_trace(traces, hw, wl):
+    tr = TraceDir(traces[wl])
+    res = Simulator(hw, tr, unit_warp_instrs=2000, min_units=1).run()
+    L = res.launches
+    assert L["warp_instrs"].tolist() == tr.launches["warp_instrs"].tolist()
+    assert L["thread_instrs"].tolist() == tr.launches["thread_instrs"].tolist()
+    # launches run back to back
+    assert (L["start_cycle"].iloc[1:].to_numpy() == L["end_cycle"].iloc[:-1].to_numpy()).all()
+    # per SM and per block figures add up
+    assert res.sms.groupby("launch")["warp_instrs"].sum().tolist() == L["warp_instrs"].tolist()
+    B = res.blocks
+    assert (B["retire_cycle"] > B["dispatch_cycle"]).all() and (B["sm"] >= 0).all()
+    assert (B["issued_at_retire"] >= B["issued_at_dispatch"] + B["warp_instrs"]).all()
+    per_launch = B.groupby("launch").agg(first=("dispatch_cycle", "min"), last=("retire_cycle", "max"))
+    assert per_launch["first"].tolist() == L["start_cycle"].tolist()
+    assert per_launch["last"].tolist() == L["end_cycle"].tolist()
+    # no SM holds more blocks at once than the occupancy allows
+    for lid, g in B.groupby("launch"):
+        occ = int(L.loc[L["launch"] == lid, "sm_occupancy"].iloc[0])
+        for _, s in g.groupby("sm"):
+            ev = sorted([(t, 1) for t in s["dispatch_cycle"]] + [(t, -1) for t in s["retire_cycle"]],
+                        key=lambda e: (e[0], e[1]))
+            assert max(np.cumsum([e[1] for e in ev])) <= occ
+    # blocks are dispatched in id order
+    for _, g in B.groupby("launch"):
+        assert g["dispatch_cycle"].is_monotonic_increasing
+    # units: fixed size but the last, their BBVs count their instructions
+    U = res.units
+    assert U["warp_instrs"].sum() == L["warp_instrs"].sum()
+    assert (U["warp_instrs"].iloc[:-1] == 2000).all()
+    assert all(int(np.sum(c)) == n for c, n in zip(U["bbv_counts"], U["warp_instrs"]))
+    assert U["end_cycle"].iloc[-1] == L["end_cycle"].iloc[-1]
+    # per-PC counts add up to the launch totals
+    assert res.pcs["l1_accesses"].sum() == L["l1_accesses"].sum()
+    assert res.pcs["l1_misses"].sum() == L["l1_misses"].sum()
+
+
+def test_units_shrink_for_small_workloads(traces, hw):
+    tr = TraceDir(traces["lbm"])
+    total = int(tr.launches["warp_instrs"].sum())
+    sim = Simulator(hw, tr, unit_warp_instrs=1_000_000, min_units=20)
+    assert sim.unit == max(1000, -(-total // 20)) < 1_000_000
+
+
+def test_watching_blocks_does_not_change_full_simulation(traces, hw):
+    tr = TraceDir(traces["hotspot"])
+    full = Simulator(hw, tr).run().launches
+    watched = Simulator(hw, tr).run(SkipBlocksPolicy(keep=10 ** 9)).launches
+    pd.testing.assert_frame_equal(full, watched)
+
+
+def test_skipping_blocks_fast_forwards_and_predicts(traces, hw):
+    """lbm's blocks are alike: on a 2-SM GPU (a launch is several waves of
+    blocks) simulating half of each launch and predicting the rest with the
+    measured IPC stays close to the full simulation."""
+    tr = TraceDir(traces["lbm"])
+    small = {**hw, "cores": 2}
+    full = Simulator(small, tr).run().launches
+    keep = int(tr.launches["n_blocks"].iloc[0]) // 2
+    assert keep >= 3 * int(full["system_occupancy"].iloc[0])
+    rows = run_sampled(Simulator(small, tr), SkipBlocksPolicy(keep=keep))
+    assert (rows["simulated_warp_instrs"] < rows["total_warp_instrs"]).all()
+    assert (rows["simulated_warp_instrs"] + rows["skipped_warp_instrs"] == rows["total_warp_instrs"]).all()
+    err = abs(rows["predicted_cycles"].sum() - full["cycles"].sum()) / full["cycles"].sum()
+    assert err < 0.15
+
+
+def test_policy_can_skip_launches(traces, hw):
+    tr = TraceDir(traces["bfs"])
+
+    class EveryOther(SamplingPolicy):
+        def select_launch(self, launch):
+            return launch["launch"] % 2 == 0
+
+        def predict(self, launch, row):
+            return 1000.0 if row is None else row["cycles"]
+
+    rows = run_sampled(Simulator(hw, tr), EveryOther())
+    assert rows["simulated"].tolist() == [i % 2 == 0 for i in range(len(rows))]
+    assert (rows.loc[~rows["simulated"], "predicted_cycles"] == 1000.0).all()
+    assert (rows.loc[~rows["simulated"], "skipped_warp_instrs"] == rows.loc[~rows["simulated"], "total_warp_instrs"]).all()
+
+
+def test_skip_rejects_dispatched_blocks(traces, hw):
+    tr = TraceDir(traces["lbm"])
+
+    class Late(SamplingPolicy):
+        watch_blocks = True
+
+        def blocks_retired(self, control, blocks):
+            control.skip([0])
+
+    with pytest.raises(ValueError, match="not yet dispatched"):
+        Simulator(hw, tr).run(Late())
+
+
+def test_power_scales_with_voltage_squared(hw):
+    act = pd.DataFrame({"launch": [0], "cycles": [1000], "instrs_fp32": [500], "reg_reads": [1000],
+                        "dram_reads": [10]})
+    base = {"core_clock_mhz": 1000, "vf_table": hw["vf_table"]}
+    hi = {"core_clock_mhz": 1400, "vf_table": hw["vf_table"]}
+    p0, p1 = power_table(act, base).iloc[0], power_table(act, hi).iloc[0]
+    v0, v1 = voltage(base), voltage(hi)
+    assert v1 > v0
+    assert p1["energy_j"] / p0["energy_j"] == pytest.approx((v1 / v0) ** 2)
+    # the same cycles at a higher clock take less time: power ~ V^2 f
+    assert p1["dynamic_power_w"] / p0["dynamic_power_w"] == pytest.approx((v1 / v0) ** 2 * 1.4)
+    over = power_table(act, {**base, "energy_pj": {"dram_reads": 0.0}}).iloc[0]
+    assert over["energy_j"] < p0["energy_j"]
+
+
+def test_trace_without_warp_trace_is_rejected(tmp_path):
+    trace_workload("red", {"benchmark": "reduction", "size": "small", "seed": 1,
+                           "params": {"elements": 4096, "blocks": 2}}, tmp_path, warp_trace=False, progress=False)
+    with pytest.raises(TraceError, match="warp_trace.parquet"):
+        TraceDir(tmp_path)
+    (tmp_path / "instructions.parquet").unlink()
+    with pytest.raises(TraceError, match="instructions.parquet: missing"):
+        TraceDir(tmp_path)
