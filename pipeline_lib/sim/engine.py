@@ -152,6 +152,23 @@ def _l2(line, t, mode, C, G, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
 
 
 @njit(cache=True)
+def _heap_replace_min(h, s, n, val):
+    """Replace the smallest of the min-heap h[s, :n] by ``val`` (O(log n))."""
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and h[s, c + 1] < h[s, c]:
+            c += 1
+        if h[s, c] >= val:
+            break
+        h[s, i] = h[s, c]
+        i = c
+    h[s, i] = val
+
+
+@njit(cache=True)
 def _next_ready(w, t_min, pc, s_src, s_dst, regready, W):
     """Earliest cycle >= t_min at which warp slot ``w`` can issue ``pc``
     (all source and destination registers ready: RAW and WAW)."""
@@ -314,16 +331,13 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
                 else:
                     ST[ST_L1_MISS] += 1
                     PCST[pc, PC_L1_MISS] += 1
-                    m = 0
-                    for i in range(1, C[C_MSHR]):
-                        if mshr[s, i] < mshr[s, m]:
-                            m = i
-                    if mshr[s, m] > lsu:   # all MSHRs busy: the load/store unit waits
-                        ST[ST_MSHR_STALL] += mshr[s, m] - lsu
-                        lsu = mshr[s, m]
+                    # the MSHR that frees first is the root of a min-heap of release cycles
+                    if mshr[s, 0] > lsu:   # all MSHRs busy: the load/store unit waits
+                        ST[ST_MSHR_STALL] += mshr[s, 0] - lsu
+                        lsu = mshr[s, 0]
                     rdy = _l2(line, lsu, 0, C, G, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
                               bank_free, bank_row, chan_free, burst, ST, PCST, pc)
-                    mshr[s, m] = rdy
+                    _heap_replace_min(mshr, s, C[C_MSHR], rdy)
                     l1_tag[s, victim] = line
                     l1_lru[s, victim] = G[G_STAMP]
                     l1_fill[s, victim] = rdy
