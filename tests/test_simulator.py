@@ -165,3 +165,12 @@ def test_trace_without_warp_trace_is_rejected(tmp_path):
     (tmp_path / "instructions.parquet").unlink()
     with pytest.raises(TraceError, match="instructions.parquet: missing"):
         TraceDir(tmp_path)
+
+
+def test_policy_that_skips_launches_must_predict_them(traces, hw):
+    class NoPredict(SamplingPolicy):
+        def select_launch(self, launch):
+            return launch["launch"] != 0
+
+    with pytest.raises(TypeError, match="NoPredict skips launch 0"):
+        run_sampled(Simulator(hw, TraceDir(traces["bfs"])), NoPredict())

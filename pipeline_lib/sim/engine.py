@@ -168,24 +168,23 @@ def _heap_replace_min(h, s, n, val):
     h[s, i] = val
 
 
-@njit(cache=True)
-def _next_ready(w, t_min, pc, s_src, s_dst, regready, W):
-    """Earliest cycle >= t_min at which warp slot ``w`` can issue ``pc``
-    (all source and destination registers ready: RAW and WAW)."""
-    r = t_min
-    for k in range(s_src.shape[1]):
-        g = s_src[pc, k]
-        if g < 0:
-            break
-        if regready[w, g] > r:
-            r = regready[w, g]
-    for k in range(s_dst.shape[1]):
-        g = s_dst[pc, k]
+@njit(cache=True, inline="always")
+def _regs_ready(w, r, pc, regs, regready):
+    """max(r, ready cycle of the registers in row ``pc`` of ``regs``, -1 padded)."""
+    for k in range(regs.shape[1]):
+        g = regs[pc, k]
         if g < 0:
             break
         if regready[w, g] > r:
             r = regready[w, g]
     return r
+
+
+@njit(cache=True)
+def _next_ready(w, t_min, pc, s_src, s_dst, regready, W):
+    """Earliest cycle >= t_min at which warp slot ``w`` can issue ``pc``
+    (all source and destination registers ready: RAW and WAW)."""
+    return _regs_ready(w, _regs_ready(w, t_min, pc, s_src, regready), pc, s_dst, regready)
 
 
 @njit(cache=True)

@@ -67,6 +67,7 @@ def activity_columns() -> list:
 
 
 def _schema(cols, table: str, meta: dict) -> pa.Schema:
+    """Arrow schema with column descriptions; ``meta`` may override ``stage``."""
     fields = [pa.field(n, t, metadata={"description": d} if d else None) for n, t, d in cols]
     m = {"table": table, "schema_version": SIM_SCHEMA_VERSION, "stage": "simulate", **meta}
     return pa.schema(fields, metadata={k: str(v) for k, v in m.items()})

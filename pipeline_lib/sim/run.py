@@ -9,7 +9,7 @@ import pandas as pd
 from .. import __version__
 from ..trace.parquet_io import write_json, write_table
 from ..versions import POWER_VERSION, SIMULATOR_VERSION
-from .output import SIM_SCHEMA_VERSION, to_table, write_result
+from .output import to_table, write_result
 from .power import power_table
 from .simulator import Simulator
 from .trace_reader import TraceDir
@@ -50,7 +50,6 @@ def power_workload(wl: str, activity_path, hw_power: dict, hw_name: str, out_pat
     table = power_table(pd.read_parquet(activity_path), hw_power)
     cols = [(c, pa.int32() if c == "launch" else pa.int64() if c == "cycles" else pa.float64(),
              POWER_COLUMNS_DOC.get(c, "energy of this event class, joules")) for c in table.columns]
-    meta = {"workload": wl, "hardware": hw_name, "power_version": POWER_VERSION, "library_version": __version__}
-    t = to_table(table, cols, "power", meta)
-    write_table(t.replace_schema_metadata({**t.schema.metadata, b"stage": b"power",
-                                           b"schema_version": SIM_SCHEMA_VERSION.encode()}), out_path)
+    meta = {"workload": wl, "hardware": hw_name, "stage": "power", "power_version": POWER_VERSION,
+            "library_version": __version__}
+    write_table(to_table(table, cols, "power", meta), out_path)

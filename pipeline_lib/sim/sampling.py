@@ -43,7 +43,8 @@ class SamplingPolicy:
         None when the launch was not selected.  Default: the simulated
         cycles plus the skipped instructions at the simulated IPC."""
         if row is None:
-            raise NotImplementedError("a policy that skips launches must predict them")
+            raise TypeError(f"{type(self).__name__} skips launch {launch['launch']} but does not override "
+                            "predict(), which must give the cycles of the launches it skips")
         ipc = row["ipc"] if row["ipc"] > 0 else 1.0
         return row["cycles"] + row["skipped_warp_instrs"] / ipc
 

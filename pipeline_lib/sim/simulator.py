@@ -214,6 +214,8 @@ class Simulator:
         wd = max([1] + [len(x) for x in instr["dst_regs"]])
         nregs = 1 + max([0] + [max(x) for x in instr["src_regs"] if len(x)] + [max(x) for x in instr["dst_regs"] if len(x)])
         self.static = {k: kernel_static(g, hw, self.bb_offsets[k], ws, wd) for k, g in instr.groupby("kernel")}
+        # one pass over the blocks table (workloads may have thousands of launches)
+        self._blocks_by_launch = {int(k): g.sort_values("block") for k, g in trace.blocks.groupby("launch")}
         S, MAXW, MAXB = hw["cores"], hw["sm_limits"]["warps"], hw["sm_limits"]["blocks"]
         C = self.C
         self.G = np.zeros(E.G_N, np.int64)
@@ -246,7 +248,7 @@ class Simulator:
         lid = int(launch["launch"])
         occ = occupancy(hw, int(launch["threads_per_block"]), int(launch["regs_per_thread"]),
                         int(launch["shared_bytes"]))
-        blocks = self.trace.blocks[self.trace.blocks["launch"] == lid].sort_values("block")
+        blocks = self._blocks_by_launch[lid]
         nblk = int(launch["n_blocks"])
         tr = self.trace.launch_trace(lid)
         st = self.static[launch["kernel"]]
