@@ -44,8 +44,10 @@ SP_NONE, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM, SP_MIXED = 0, 1, 2,
  C_OCC, C_WPB, C_NBLOCKS, C_UNIT, C_WATCH, C_BUDGET, C_N) = range(32)
 
 # warp slot fields W[slot, ...]
-W_POS, W_END, W_READY, W_STATUS, W_BSLOT, W_AGE, W_N = range(7)
+W_POS, W_END, W_READY, W_STATUS, W_BSLOT, W_AGE, W_UNIT, W_N = range(8)
 WS_FREE, WS_RUN, WS_BAR = 0, 1, 2
+# W_UNIT: the unit the next instruction needs, cached by _unit_busy until the warp advances
+U_UNKNOWN, U_NONE, U_LSU, U_SMEM = -1, 0, 1, 2
 
 # block slot fields B[slot, ...]
 B_ID, B_LIVE, B_ARRIVED, B_N = range(4)
@@ -65,6 +67,18 @@ SM_NEXT, SM_LAST, SM_NBLK, SM_LSU, SM_SMEM, SM_PENDING, SM_INSTRS, SM_BLOCKS, SM
 N_CLASSES = 13
 ST_N = ST_CLASS0 + N_CLASSES
 
+# static per-PC table P[pc, ...] (one row per instruction of the kernel): the
+# register lists follow as two blocks of R columns each, -1 padded (sources
+# at P_SRC, destinations at P_SRC + R, R = (P.shape[1] - P_SRC) // 2).
+# Packed into one array because calls between compiled functions with more
+# than 30 arguments go through a tuple (CPython's call convention), which
+# costs reference counting on every array per call.
+P_KIND, P_LAT, P_CLS, P_NSRC, P_NDST, P_GBB, P_SRC = range(7)
+
+# L1 arrays L1[field, sm, set * ways + way] and L2 arrays L2[field, slot]
+L1_TAG, L1_LRU, L1_FILL = range(3)
+L2_TAG, L2_LRU, L2_FILL, L2_DIRTY = range(4)
+
 # per-PC statistics PCST[pc, ...]
 PC_L1_ACC, PC_L1_MISS, PC_L2_ACC, PC_L2_MISS, PC_LOADS, PC_LAT, PC_N = range(7)
 
@@ -78,7 +92,7 @@ UO_END, UO_START, UO_INSTRS, UO_N = range(4)
 RC_DONE, RC_RETIRED, RC_BUDGET = 0, 1, 2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _dram(line, t, is_write, C, bank_free, bank_row, chan_free, burst, ST):
     """Reserve DRAM for one 128-byte line requested at cycle ``t``; return the
     cycle its data is back at the L2.  Lines interleave across channels; the
@@ -106,9 +120,8 @@ def _dram(line, t, is_write, C, bank_free, bank_row, chan_free, burst, ST):
     return np.int64(np.ceil(data)) + C[C_DRAM_LAT]
 
 
-@njit(cache=True)
-def _l2(line, t, mode, C, G, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
-        bank_free, bank_row, chan_free, burst, ST, PCST, pc):
+@njit(cache=True, _nrt=False)
+def _l2(line, t, mode, C, G, L2, slice_free, bank_free, bank_row, chan_free, burst, ST, PCST, pc):
     """A request for ``line`` leaves an SM at cycle ``t``; mode 0 read (L1
     fill), 1 write (store), 2 atomic.  Returns the cycle the reply reaches the
     SM.  L2: write-back, write-allocate without fetch, LRU, one slice per line
@@ -127,31 +140,31 @@ def _l2(line, t, mode, C, G, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
     G[G_STAMP] += 1
     victim = base
     for i in range(base, base + ways):
-        if l2_tag[i] == line:
-            l2_lru[i] = G[G_STAMP]
+        if L2[L2_TAG, i] == line:
+            L2[L2_LRU, i] = G[G_STAMP]
             if mode != 0:
-                l2_dirty[i] = 1
-            return max(lookup_done, l2_fill[i]) + icnt
-        if l2_tag[victim] != -1 and (l2_tag[i] == -1 or l2_lru[i] < l2_lru[victim]):
+                L2[L2_DIRTY, i] = 1
+            return max(lookup_done, L2[L2_FILL, i]) + icnt
+        if L2[L2_TAG, victim] != -1 and (L2[L2_TAG, i] == -1 or L2[L2_LRU, i] < L2[L2_LRU, victim]):
             victim = i
     ST[ST_L2_MISS] += 1
     if pc >= 0:
         PCST[pc, PC_L2_MISS] += 1
-    if l2_tag[victim] != -1 and l2_dirty[victim] == 1:
-        _dram(l2_tag[victim], lookup_done, True, C, bank_free, bank_row, chan_free, burst, ST)
-    l2_tag[victim] = line
-    l2_lru[victim] = G[G_STAMP]
+    if L2[L2_TAG, victim] != -1 and L2[L2_DIRTY, victim] == 1:
+        _dram(L2[L2_TAG, victim], lookup_done, True, C, bank_free, bank_row, chan_free, burst, ST)
+    L2[L2_TAG, victim] = line
+    L2[L2_LRU, victim] = G[G_STAMP]
     if mode == 1:   # a store allocates the line without reading DRAM
-        l2_dirty[victim] = 1
-        l2_fill[victim] = lookup_done
+        L2[L2_DIRTY, victim] = 1
+        L2[L2_FILL, victim] = lookup_done
         return lookup_done + icnt
     ready = _dram(line, lookup_done, False, C, bank_free, bank_row, chan_free, burst, ST)
-    l2_dirty[victim] = 1 if mode == 2 else 0
-    l2_fill[victim] = ready
+    L2[L2_DIRTY, victim] = 1 if mode == 2 else 0
+    L2[L2_FILL, victim] = ready
     return ready + icnt
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _heap_replace_min(h, s, n, val):
     """Replace the smallest of the min-heap h[s, :n] by ``val`` (O(log n))."""
     i = 0
@@ -168,11 +181,11 @@ def _heap_replace_min(h, s, n, val):
     h[s, i] = val
 
 
-@njit(cache=True, inline="always")
-def _regs_ready(w, r, pc, regs, regready):
-    """max(r, ready cycle of the registers in row ``pc`` of ``regs``, -1 padded)."""
-    for k in range(regs.shape[1]):
-        g = regs[pc, k]
+@njit(cache=True, _nrt=False, inline="always")
+def _regs_ready(w, r, pc, P, lo, hi, regready):
+    """max(r, ready cycle of the registers in P[pc, lo:hi], -1 padded)."""
+    for k in range(lo, hi):
+        g = P[pc, k]
         if g < 0:
             break
         if regready[w, g] > r:
@@ -180,23 +193,25 @@ def _regs_ready(w, r, pc, regs, regready):
     return r
 
 
-@njit(cache=True)
-def _next_ready(w, t_min, pc, s_src, s_dst, regready, W):
+@njit(cache=True, _nrt=False)
+def _next_ready(w, t_min, pc, P, regready):
     """Earliest cycle >= t_min at which warp slot ``w`` can issue ``pc``
     (all source and destination registers ready: RAW and WAW)."""
-    return _regs_ready(w, _regs_ready(w, t_min, pc, s_src, regready), pc, s_dst, regready)
+    R = (P.shape[1] - P_SRC) // 2
+    return _regs_ready(w, _regs_ready(w, t_min, pc, P, P_SRC, P_SRC + R, regready), pc, P,
+                       P_SRC + R, P_SRC + 2 * R, regready)
 
 
-@njit(cache=True)
-def _release_barrier(s, b, t, C, W, t_pc, s_src, s_dst, regready):
+@njit(cache=True, _nrt=False)
+def _release_barrier(s, b, t, C, W, t_pc, P, regready):
     base = s * C[C_MAXW]
     for w in range(base, base + C[C_MAXW]):
         if W[w, W_STATUS] == WS_BAR and W[w, W_BSLOT] == b:
             W[w, W_STATUS] = WS_RUN
-            W[w, W_READY] = _next_ready(w, t + C[C_BAR_LAT], t_pc[W[w, W_POS]], s_src, s_dst, regready, W)
+            W[w, W_READY] = _next_ready(w, t + C[C_BAR_LAT], t_pc[W[w, W_POS]], P, regready)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_warp, blk_thread):
     """Dispatch the next block (in id order) to SM ``s`` at cycle ``t``.
     Blocks marked in ``skip`` are fast-forwarded: recorded, not simulated.
@@ -241,6 +256,7 @@ def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_wa
                 continue
             gw = blk * wpb + k
             W[w, W_POS] = warp_off[gw]
+            W[w, W_UNIT] = U_UNKNOWN
             W[w, W_END] = warp_off[gw + 1]
             W[w, W_STATUS] = WS_RUN
             W[w, W_BSLOT] = bs
@@ -259,42 +275,62 @@ def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_wa
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
+def _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P, ST):
+    """Structural hazard: True (and the warp's ready cycle moved to when the
+    unit frees) if the next instruction of warp slot ``w`` needs the
+    load/store unit or the shared-memory pipeline and it is busy at ``t``.
+    Inlined into the scheduler loops: a memory-bound SM has many warps
+    waiting for its load/store unit, and a full call of :func:`_issue` per
+    failed attempt dominated host time; the unit is cached per warp because
+    re-reading the trace arrays of a waiting warp missed the host caches."""
+    u = W[w, W_UNIT]
+    if u == U_UNKNOWN:
+        r = W[w, W_POS]
+        kind = P[t_pc[r], P_KIND]
+        sp = t_space[r]
+        u = U_NONE
+        if (kind == K_LOAD or kind == K_STORE or kind == K_ATOM) and t_nreq[r] > 0:
+            if sp == SP_SHARED:
+                u = U_SMEM
+            elif sp == SP_GLOBAL or sp == SP_LOCAL or sp == SP_MIXED:
+                u = U_LSU
+        W[w, W_UNIT] = u
+    if u == U_SMEM and SM[s, SM_SMEM] > t:
+        W[w, W_READY] = SM[s, SM_SMEM]
+        return True
+    if u == U_LSU and SM[s, SM_LSU] > t:
+        W[w, W_READY] = SM[s, SM_LSU]
+        ST[ST_LSU_STALL] += 1
+        return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
 def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_loff, t_lines,
-           s_kind, s_lat, s_cls, s_src, s_dst, s_nsrc, s_ndst, s_gbb,
-           l1_tag, l1_lru, l1_fill, mshr, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
-           bank_free, bank_row, chan_free, burst, ST, PCST, ubbv):
-    """Try to issue the next instruction of warp slot ``w`` at cycle ``t``.
-    Returns 0 if a structural hazard (busy load/store unit or shared-memory
-    pipeline) holds it (its ready cycle is moved), 1 if issued, 2 if issued
-    and the warp's block retired."""
+           P, L1, mshr, L2, slice_free, bank_free, bank_row, chan_free, burst, ST, PCST, ubbv):
+    """Issue the next instruction of warp slot ``w`` at cycle ``t`` (the
+    caller has checked :func:`_unit_busy`).  Returns 1, or 2 if the warp's
+    block retired."""
     r = W[w, W_POS]
     pc = t_pc[r]
-    kind = s_kind[pc]
+    kind = P[pc, P_KIND]
     sp = t_space[r]
     n = t_nreq[r]
     mem_path = kind == K_LOAD or kind == K_STORE or kind == K_ATOM
     cache_path = mem_path and n > 0 and (sp == SP_GLOBAL or sp == SP_LOCAL or sp == SP_MIXED)
     shared_path = mem_path and n > 0 and sp == SP_SHARED
-    if cache_path and SM[s, SM_LSU] > t:
-        W[w, W_READY] = SM[s, SM_LSU]
-        ST[ST_LSU_STALL] += 1
-        return 0
-    if shared_path and SM[s, SM_SMEM] > t:
-        W[w, W_READY] = SM[s, SM_SMEM]
-        return 0
-    # --- issue ---
     ST[ST_WARP] += 1
     ST[ST_THREAD] += t_nthr[r]
-    ST[ST_REG_R] += s_nsrc[pc]
-    ST[ST_REG_W] += s_ndst[pc]
-    ST[ST_CLASS0 + s_cls[pc]] += 1
+    ST[ST_REG_R] += P[pc, P_NSRC]
+    ST[ST_REG_W] += P[pc, P_NDST]
+    ST[ST_CLASS0 + P[pc, P_CLS]] += 1
     SM[s, SM_INSTRS] += 1
     G[G_ISSUED] += 1
     G[G_CALL_ISSUED] += 1
-    ubbv[s_gbb[pc]] += 1
+    ubbv[P[pc, P_GBB]] += 1
     G[G_UNIT_COUNT] += 1
-    done = t + s_lat[pc]
+    done = t + P[pc, P_LAT]
     next_min = t + 1
     if cache_path:
         lsu = t
@@ -314,14 +350,14 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
                 hit = -1
                 victim = base
                 for i in range(base, base + ways):
-                    if l1_tag[s, i] == line:
+                    if L1[L1_TAG, s, i] == line:
                         hit = i
                         break
-                    if l1_tag[s, victim] != -1 and (l1_tag[s, i] == -1 or l1_lru[s, i] < l1_lru[s, victim]):
+                    if L1[L1_TAG, s, victim] != -1 and (L1[L1_TAG, s, i] == -1 or L1[L1_LRU, s, i] < L1[L1_LRU, s, victim]):
                         victim = i
                 if hit >= 0:
-                    l1_lru[s, hit] = G[G_STAMP]
-                    fill = l1_fill[s, hit]
+                    L1[L1_LRU, s, hit] = G[G_STAMP]
+                    fill = L1[L1_FILL, s, hit]
                     if fill > lsu:   # merged into the pending miss of this line (no new MSHR)
                         ST[ST_L1_MERGE] += 1
                         rdy = max(fill, lsu + 1)
@@ -334,23 +370,20 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
                     if mshr[s, 0] > lsu:   # all MSHRs busy: the load/store unit waits
                         ST[ST_MSHR_STALL] += mshr[s, 0] - lsu
                         lsu = mshr[s, 0]
-                    rdy = _l2(line, lsu, 0, C, G, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
-                              bank_free, bank_row, chan_free, burst, ST, PCST, pc)
+                    rdy = _l2(line, lsu, 0, C, G, L2, slice_free, bank_free, bank_row, chan_free, burst, ST, PCST, pc)
                     _heap_replace_min(mshr, s, C[C_MSHR], rdy)
-                    l1_tag[s, victim] = line
-                    l1_lru[s, victim] = G[G_STAMP]
-                    l1_fill[s, victim] = rdy
+                    L1[L1_TAG, s, victim] = line
+                    L1[L1_LRU, s, victim] = G[G_STAMP]
+                    L1[L1_FILL, s, victim] = rdy
                 if rdy > done:
                     done = rdy
             elif kind == K_STORE:
                 # write-through, no allocate: the line goes to the L2
                 ST[ST_L1_STORE] += 1
-                _l2(line, lsu, 1, C, G, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
-                    bank_free, bank_row, chan_free, burst, ST, PCST, -1)
+                _l2(line, lsu, 1, C, G, L2, slice_free, bank_free, bank_row, chan_free, burst, ST, PCST, -1)
             else:
                 ST[ST_ATOM_LINES] += 1
-                rdy = _l2(line, lsu, 2, C, G, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
-                          bank_free, bank_row, chan_free, burst, ST, PCST, -1)
+                rdy = _l2(line, lsu, 2, C, G, L2, slice_free, bank_free, bank_row, chan_free, burst, ST, PCST, -1)
                 if rdy > done:
                     done = rdy
             lsu += 1
@@ -369,12 +402,14 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
         done = t + 1
     elif kind == K_BRANCH:
         next_min = done
-    for k in range(s_dst.shape[1]):
-        g = s_dst[pc, k]
+    R = (P.shape[1] - P_SRC) // 2
+    for k in range(P_SRC + R, P_SRC + 2 * R):
+        g = P[pc, k]
         if g < 0:
             break
         regready[w, g] = done
     W[w, W_POS] = r + 1
+    W[w, W_UNIT] = U_UNKNOWN
     bs = W[w, W_BSLOT]
     if kind == K_EXIT or r + 1 >= W[w, W_END]:
         W[w, W_STATUS] = WS_FREE
@@ -384,7 +419,7 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
             return 2
         if B[bs, B_ARRIVED] > 0 and B[bs, B_ARRIVED] == B[bs, B_LIVE]:   # exited warps count as arrived
             B[bs, B_ARRIVED] = 0
-            _release_barrier(s, bs, t, C, W, t_pc, s_src, s_dst, regready)
+            _release_barrier(s, bs, t, C, W, t_pc, P, regready)
         return 1
     if kind == K_BAR:
         B[bs, B_ARRIVED] += 1
@@ -392,31 +427,30 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
         W[w, W_READY] = INF
         if B[bs, B_ARRIVED] == B[bs, B_LIVE]:
             B[bs, B_ARRIVED] = 0
-            _release_barrier(s, bs, t, C, W, t_pc, s_src, s_dst, regready)
+            _release_barrier(s, bs, t, C, W, t_pc, P, regready)
         return 1
-    W[w, W_READY] = _next_ready(w, next_min, t_pc[r + 1], s_src, s_dst, regready, W)
+    W[w, W_READY] = _next_ready(w, next_min, t_pc[r + 1], P, regready)
     return 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _emit_unit(G, UO, UBBV, ubbv, t_end):
     u = G[G_NUNITS]
     UO[u, UO_END] = t_end
     UO[u, UO_START] = G[G_UNIT_START]
     UO[u, UO_INSTRS] = G[G_UNIT_COUNT]
-    UBBV[u, :] = ubbv
-    ubbv[:] = 0
+    for k in range(ubbv.shape[0]):   # element loops: slice assignment needs the runtime (see run)
+        UBBV[u, k] = ubbv[k]
+        ubbv[k] = 0
     G[G_NUNITS] += 1
     G[G_UNIT_START] = t_end
     G[G_UNIT_COUNT] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
         t_pc, t_space, t_nreq, t_nthr, t_loff, t_lines,
-        s_kind, s_lat, s_cls, s_src, s_dst, s_nsrc, s_ndst, s_gbb,
-        l1_tag, l1_lru, l1_fill, mshr, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
-        bank_free, bank_row, chan_free, burst, ST, PCST, BO, UO, UBBV, ubbv, retired):
+        P, L1, mshr, L2, slice_free, bank_free, bank_row, chan_free, burst, ST, PCST, BO, UO, UBBV, ubbv, retired):
     """Advance the launch set up in the state arrays.  Returns (code, n):
     RC_DONE when every block has retired, RC_RETIRED with ``n`` blocks listed
     in ``retired`` when C[C_WATCH] is set and blocks retired in the last
@@ -467,14 +501,13 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
                                 cand = w
                     if cand < 0:
                         break
-                    rc = _issue(cand, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,
-                                t_loff, t_lines, s_kind, s_lat, s_cls, s_src, s_dst, s_nsrc, s_ndst, s_gbb,
-                                l1_tag, l1_lru, l1_fill, mshr, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
-                                bank_free, bank_row, chan_free, burst, ST, PCST, ubbv)
-                    if rc == 0:
+                    if _unit_busy(cand, s, t, W, SM, t_pc, t_space, t_nreq, P, ST):
                         if cand == SM[s, SM_LAST]:
                             SM[s, SM_LAST] = -1
                         continue
+                    rc = _issue(cand, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,
+                                t_loff, t_lines, P, L1, mshr, L2, slice_free,
+                                bank_free, bank_row, chan_free, burst, ST, PCST, ubbv)
                     issued += 1
                     retired_here |= rc == 2
                     nret = _after_issue(cand, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv)
@@ -486,12 +519,11 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
                     w = base + (start + k) % MAXW
                     if W[w, W_STATUS] != WS_RUN or W[w, W_READY] > t:
                         continue
-                    rc = _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,
-                                t_loff, t_lines, s_kind, s_lat, s_cls, s_src, s_dst, s_nsrc, s_ndst, s_gbb,
-                                l1_tag, l1_lru, l1_fill, mshr, l2_tag, l2_lru, l2_fill, l2_dirty, slice_free,
-                                bank_free, bank_row, chan_free, burst, ST, PCST, ubbv)
-                    if rc == 0:
+                    if _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P, ST):
                         continue
+                    rc = _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,
+                                t_loff, t_lines, P, L1, mshr, L2, slice_free,
+                                bank_free, bank_row, chan_free, burst, ST, PCST, ubbv)
                     issued += 1
                     retired_here |= rc == 2
                     nret = _after_issue(w, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv)
@@ -510,7 +542,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
             return RC_BUDGET, 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _after_issue(w, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv):
     """Bookkeeping after warp slot ``w`` issued: scheduler state, block
     retirement (rc == 2), sampling-unit boundary.  Returns the new count of
@@ -524,7 +556,7 @@ def _after_issue(w, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv)
     return nret
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _retire(w, s, t, C, G, W, B, SM, BO, retired, nret):
     bs = W[w, W_BSLOT]
     blk = B[bs, B_ID]

@@ -21,6 +21,8 @@ TIMING_FIELDS = ["name", "cores", "core_clock_mhz", "warp_size", "sm_limits", "i
                  "latency", "l1", "l2", "interconnect_latency", "dram"]
 #: hardware fields the power model reads (rule power's params slice)
 POWER_FIELDS = ["core_clock_mhz", "vf_table", "energy_pj"]
+#: hardware fields :func:`occupancy` reads (TBPoint's epochs depend on nothing else)
+OCCUPANCY_FIELDS = ["cores", "warp_size", "sm_limits"]
 
 
 def hardware_slice(hw: dict, fields: list) -> dict:

@@ -88,38 +88,27 @@ def engine_config(hw: dict) -> tuple[np.ndarray, float]:
     return C, float(l2["line_bytes"] / bytes_per_core_cycle)
 
 
-@dataclass
-class KernelStatic:
-    kind: np.ndarray
-    lat: np.ndarray
-    cls: np.ndarray
-    src: np.ndarray
-    dst: np.ndarray
-    nsrc: np.ndarray
-    ndst: np.ndarray
-    gbb: np.ndarray
-
-
-def kernel_static(instr: pd.DataFrame, hw: dict, bb_offset: int, width_src: int, width_dst: int) -> KernelStatic:
-    """Per-PC arrays of one kernel for the engine (rows of ``instructions`` sorted by pc)."""
+def kernel_static(instr: pd.DataFrame, hw: dict, bb_offset: int, reg_width: int) -> np.ndarray:
+    """The engine's per-PC table of one kernel (rows of ``instructions``
+    sorted by pc; columns ``engine.P_*``, then ``reg_width`` source and
+    ``reg_width`` destination registers, -1 padded)."""
     instr = instr.sort_values("pc")
     n = len(instr)
     if n and not np.array_equal(instr["pc"].to_numpy(), np.arange(n)):
         raise SimulationError(f"kernel {instr['kernel'].iloc[0]}: instructions table has gaps in pc")
-    src = np.full((n, width_src), -1, np.int32)
-    dst = np.full((n, width_dst), -1, np.int32)
-    for i, (s, d) in enumerate(zip(instr["src_regs"], instr["dst_regs"])):
-        src[i, :len(s)] = s
-        dst[i, :len(d)] = d
+    P = np.full((n, E.P_SRC + 2 * reg_width), -1, np.int64)
     oc = instr["opclass"].to_numpy()
-    return KernelStatic(
-        kind=np.array([_KIND.get(c, E.K_ALU) for c in oc], np.int8),
-        lat=np.array([hw["latency"][_ALU_LATENCY[c]] for c in oc], np.int64),
-        cls=np.array([isa.OC[c] for c in oc], np.int8),
-        src=src, dst=dst,
-        nsrc=np.array([len(s) for s in instr["src_regs"]], np.int64),
-        ndst=np.array([len(d) for d in instr["dst_regs"]], np.int64),
-        gbb=(instr["bb"].to_numpy() + bb_offset).astype(np.int32))
+    P[:, E.P_KIND] = [_KIND.get(c, E.K_ALU) for c in oc]
+    P[:, E.P_LAT] = [hw["latency"][_ALU_LATENCY[c]] for c in oc]
+    P[:, E.P_CLS] = [isa.OC[c] for c in oc]
+    P[:, E.P_NSRC] = [len(x) for x in instr["src_regs"]]
+    P[:, E.P_NDST] = [len(x) for x in instr["dst_regs"]]
+    P[:, E.P_GBB] = instr["bb"].to_numpy() + bb_offset
+    dst0 = E.P_SRC + reg_width
+    for i, (src, dst) in enumerate(zip(instr["src_regs"], instr["dst_regs"])):
+        P[i, E.P_SRC:E.P_SRC + len(src)] = src
+        P[i, dst0:dst0 + len(dst)] = dst
+    return P
 
 
 @dataclass
@@ -137,11 +126,13 @@ class SimResult:
 class LaunchControl:
     """What a sampling policy sees and may do while a launch runs."""
 
-    def __init__(self, sim: "Simulator", launch: dict, blocks: pd.DataFrame):
+    def __init__(self, sim: "Simulator", launch: dict, blocks: pd.DataFrame, occ: dict):
         self._sim = sim
         self.launch = launch
         self.blocks = blocks                     # trace rows of this launch's blocks
         self.n_blocks = int(launch["n_blocks"])
+        self.sm_occupancy = int(occ["sm_occupancy"])
+        self.system_occupancy = int(occ["system_occupancy"])   # blocks of the launch's first wave
 
     @property
     def cycle(self) -> int:
@@ -210,10 +201,9 @@ class Simulator:
         self.C[E.C_BUDGET] = 2_000_000
         instr = trace.instructions
         self.bb_offsets, self.n_gbb = global_bb_ids(instr) if len(instr) else ({}, 1)
-        ws = max([1] + [len(x) for x in instr["src_regs"]])
-        wd = max([1] + [len(x) for x in instr["dst_regs"]])
+        width = max([1] + [len(x) for x in instr["src_regs"]] + [len(x) for x in instr["dst_regs"]])
         nregs = 1 + max([0] + [max(x) for x in instr["src_regs"] if len(x)] + [max(x) for x in instr["dst_regs"] if len(x)])
-        self.static = {k: kernel_static(g, hw, self.bb_offsets[k], ws, wd) for k, g in instr.groupby("kernel")}
+        self.static = {k: kernel_static(g, hw, self.bb_offsets[k], width) for k, g in instr.groupby("kernel")}
         # one pass over the blocks table (workloads may have thousands of launches)
         self._blocks_by_launch = {int(k): g.sort_values("block") for k, g in trace.blocks.groupby("launch")}
         S, MAXW, MAXB = hw["cores"], hw["sm_limits"]["warps"], hw["sm_limits"]["blocks"]
@@ -224,15 +214,12 @@ class Simulator:
         self.B = np.full((S * MAXB, E.B_N), -1, np.int64)
         self.SM = np.zeros((S, E.SM_N), np.int64)
         self.regready = np.zeros((S * MAXW, nregs), np.int64)
-        self.l1_tag = np.full((S, C[E.C_L1_SETS] * C[E.C_L1_WAYS]), -1, np.int64)
-        self.l1_lru = np.zeros_like(self.l1_tag)
-        self.l1_fill = np.zeros_like(self.l1_tag)
+        self.L1 = np.zeros((3, S, C[E.C_L1_SETS] * C[E.C_L1_WAYS]), np.int64)
+        self.L1[E.L1_TAG] = -1
         self.mshr = np.zeros((S, C[E.C_MSHR]), np.int64)
         n2 = C[E.C_L2_SLICES] * C[E.C_L2_SETS] * C[E.C_L2_WAYS]
-        self.l2_tag = np.full(n2, -1, np.int64)
-        self.l2_lru = np.zeros(n2, np.int64)
-        self.l2_fill = np.zeros(n2, np.int64)
-        self.l2_dirty = np.zeros(n2, np.int64)
+        self.L2 = np.zeros((4, n2), np.int64)
+        self.L2[E.L2_TAG] = -1
         self.slice_free = np.zeros(C[E.C_L2_SLICES], np.int64)
         nb = C[E.C_CH] * C[E.C_BANKS]
         self.bank_free = np.zeros(nb, np.float64)
@@ -269,7 +256,7 @@ class Simulator:
         G[E.G_NUNITS] = 0
         start = int(G[E.G_CYCLE])
         ST = np.zeros(E.ST_N, np.int64)
-        PCST = np.zeros((len(st.kind), E.PC_N), np.int64)
+        PCST = np.zeros((len(st), E.PC_N), np.int64)
         self._bo = np.full((nblk, E.BO_N), -1, np.int64)
         self._skip = np.zeros(nblk, np.int8)
         n_units = int(launch["warp_instrs"]) // self.unit + 2
@@ -277,16 +264,14 @@ class Simulator:
         UBBV = np.zeros((n_units, self.n_gbb), np.int64)
         blk_warp = blocks["warp_instrs"].to_numpy(np.int64)
         blk_thread = blocks["thread_instrs"].to_numpy(np.int64)
-        control = LaunchControl(self, launch, blocks)
+        control = LaunchControl(self, launch, blocks, occ)
         if policy is not None:
             policy.launch_begin(control)
         last_print = time.perf_counter()
         while True:
             rc, n = E.run(C, G, self.W, self.B, self.SM, self.regready, tr.warp_off, self._skip, blk_warp, blk_thread,
                           tr.pc, tr.space, tr.nreq, tr.nthreads, tr.line_off, tr.lines,
-                          st.kind, st.lat, st.cls, st.src, st.dst, st.nsrc, st.ndst, st.gbb,
-                          self.l1_tag, self.l1_lru, self.l1_fill, self.mshr, self.l2_tag, self.l2_lru,
-                          self.l2_fill, self.l2_dirty, self.slice_free, self.bank_free, self.bank_row,
+                          st, self.L1, self.mshr, self.L2, self.slice_free, self.bank_free, self.bank_row,
                           self.chan_free, self.burst, ST, PCST, self._bo, UO, UBBV, self.ubbv, self.retired)
             if rc == E.RC_DONE:
                 break

@@ -1,0 +1,86 @@
+"""Inter-launch sampling (seed 000, 3.3, eq. 6 and Table 4).
+
+Hardware-independent: it reads only the trace's launches table.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .clustering import closest_to_centre, threshold_clusters
+
+#: eq. 6, in order
+FEATURES = ["f_thread_instrs", "f_warp_instrs", "f_mem_requests", "f_tb_size_cov"]
+
+
+def launch_features(launches: pd.DataFrame) -> pd.DataFrame:
+    """Eq. 6 inter-feature vectors, one row per launch: thread instructions,
+    warp instructions and memory requests (global + local), each divided by
+    its mean over the workload's launches, and the coefficient of variation
+    of thread-block sizes (thread instructions per block)."""
+    need = ["launch", "kernel", "thread_instrs", "warp_instrs", "mem_requests", "tb_size_cov"]
+    missing = [c for c in need if c not in launches.columns]
+    if missing:
+        raise ValueError(f"launches table lacks column(s) {', '.join(missing)}")
+    L = launches.sort_values("launch", ignore_index=True)
+    out = L[["launch", "kernel", "warp_instrs"]].copy()
+    for col, f in zip(["thread_instrs", "warp_instrs", "mem_requests"], FEATURES):
+        v = L[col].to_numpy(float)
+        mean = v.mean() if len(v) else 0.0
+        # a workload without any memory request has all-zero feature, not NaN
+        out[f] = v / mean if mean > 0 else 0.0
+    out[FEATURES[3]] = L["tb_size_cov"].to_numpy(float)
+    return out
+
+
+class InterLaunchSampler:
+    """Group launches with complete-linkage hierarchical clustering at
+    distance threshold ``sigma`` and pick, per cluster, the launch closest to
+    the cluster's centre as its simulation point.
+
+    Parameters
+    ----------
+    sigma : float
+        Largest Euclidean distance between two members of a cluster (seed
+        default 0.1).
+
+    Attributes (after :meth:`fit`)
+    ----------
+    labels_ : cluster of every launch (launch order)
+    representatives_ : launch id of each cluster's simulation point
+    weights_ : cluster weights, share of the workload's warp instructions
+        (Table 4: cluster_weight_k)
+
+    References: seed 000, 3.3 and Table 4.
+    """
+
+    def __init__(self, sigma: float = 0.1):
+        self.sigma = sigma
+
+    def fit(self, features: pd.DataFrame) -> "InterLaunchSampler":
+        X = features[FEATURES].to_numpy(float)
+        self.launches_ = features["launch"].to_numpy(np.int64)
+        self.labels_ = threshold_clusters(X, self.sigma)
+        reps = closest_to_centre(X, self.labels_)
+        self.representatives_ = self.launches_[reps]
+        w = features["warp_instrs"].to_numpy(float)
+        total = w.sum()
+        k = len(reps)
+        self.weights_ = np.array([w[self.labels_ == c].sum() / total if total else 1.0 / k for c in range(k)])
+        return self
+
+    def table(self, features: pd.DataFrame) -> pd.DataFrame:
+        """One row per launch: its cluster, the cluster's representative,
+        whether it is one, and the cluster's weight."""
+        t = features[["launch", "kernel", "warp_instrs", *FEATURES]].copy()
+        t["cluster"] = self.labels_.astype(np.int32)
+        t["representative"] = self.representatives_[self.labels_]
+        t["is_representative"] = t["launch"].to_numpy() == t["representative"].to_numpy()
+        t["cluster_weight"] = self.weights_[self.labels_]
+        return t
+
+    @staticmethod
+    def total_cpi(rep_cpi, weights) -> float:
+        """Table 4: total CPI = sum over clusters of representative CPI x
+        cluster weight."""
+        return float(np.dot(np.asarray(rep_cpi, float), np.asarray(weights, float)))

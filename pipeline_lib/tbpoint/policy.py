@@ -1,0 +1,139 @@
+"""TBPoint inside the simulator: inter-launch selection and homogeneous
+region sampling (seed 000, 3.4.4, Fig. 9 and Table 4), as a
+:class:`~pipeline_lib.sim.sampling.SamplingPolicy`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..sim.sampling import SamplingPolicy
+
+NORMAL, WARMING = 0, 1
+
+
+class TBPointPolicy(SamplingPolicy):
+    """Simulate only each inter-launch cluster's representative and, inside a
+    simulated launch, sample its homogeneous regions.
+
+    A sampling unit is the lifetime of a specified block: the launch's first
+    dispatched block, then, when it retires, the next block dispatched.  At
+    the start of a unit, if every running block (the specified one included)
+    lies in one homogeneous region not yet sampled, the region is entered
+    and warms: its units are simulated until two consecutive ones differ in
+    IPC by less than ``ipc_tolerance``; then the region's blocks not yet
+    dispatched are skipped and predicted at the last unit's IPC.  The region
+    is left when a block of another region is dispatched.
+
+    Parameters
+    ----------
+    inter : pandas.DataFrame or None
+        The inter-launch table (:meth:`InterLaunchSampler.table`); None
+        simulates every launch.
+    regions : pandas.DataFrame or None
+        The region table (Table 3, with a launch column); None switches
+        intra-launch sampling off.
+    ipc_tolerance : float
+        Relative IPC difference of consecutive units below which the warming
+        period ends (seed: 10%).
+
+    After the run, :attr:`launch_log` has one row per simulated launch with
+    the skipped instructions per region and the predicted region IPCs.
+    """
+
+    def __init__(self, inter: pd.DataFrame | None = None, regions: pd.DataFrame | None = None,
+                 ipc_tolerance: float = 0.10):
+        self.ipc_tolerance = ipc_tolerance
+        self.intra = regions is not None
+        self.watch_blocks = self.intra
+        self._rep_of = ({int(a): int(b) for a, b in zip(inter["launch"], inter["representative"])}
+                        if inter is not None else None)
+        self._regions = ({int(k): g.sort_values("region") for k, g in regions.groupby("launch")}
+                         if regions is not None else {})
+        self._rows: dict[int, dict] = {}
+        self._pred: dict[int, float] = {}
+        self.launch_log: list[dict] = []
+
+    # -- inter-launch ------------------------------------------------------------
+    def select_launch(self, launch: dict) -> bool:
+        return self._rep_of is None or self._rep_of[int(launch["launch"])] == int(launch["launch"])
+
+    # -- intra-launch ------------------------------------------------------------
+    def launch_begin(self, control) -> None:
+        n = control.n_blocks
+        self._region_of = np.full(n, -1, np.int64)
+        self._region_end = {}
+        for r in self._regions.get(int(control.launch["launch"]), pd.DataFrame()).to_dict("records"):
+            self._region_of[r["start_block"]:r["end_block"] + 1] = r["region"]
+            self._region_end[int(r["region"])] = int(r["end_block"])
+        self._warp_instrs = control.blocks["warp_instrs"].to_numpy(np.int64)
+        self._state, self._region, self._prev_ipc = NORMAL, -1, None
+        self._sampled: set[int] = set()
+        self._region_ipc: dict[int, float] = {}
+        self._skipped: dict[int, int] = {}
+        self._units = 0
+        self._spec = 0 if n > 0 else -1
+        if self.intra and n > 0:     # the first wave: blocks 0 .. system occupancy - 1
+            self._maybe_enter(control, np.arange(min(n, control.system_occupancy)))
+
+    def blocks_retired(self, control, blocks) -> None:
+        if self._spec < 0 or self._spec not in set(int(b) for b in blocks):
+            return
+        rec = control.block_record(self._spec)
+        cycles = rec["retire"] - rec["dispatch"]
+        ipc = (rec["issued_at_retire"] - rec["issued_at_dispatch"]) / cycles if cycles > 0 else 0.0
+        self._units += 1
+        nxt = control.next_block
+        if self._state == WARMING:
+            r = self._region
+            end = self._region_end[r]
+            if self._prev_ipc is not None and self._prev_ipc > 0 and \
+                    abs(ipc - self._prev_ipc) / self._prev_ipc < self.ipc_tolerance:
+                self._region_ipc[r] = ipc
+                if nxt <= end:
+                    control.skip(np.arange(nxt, end + 1))
+                    self._skipped[r] = int(self._warp_instrs[nxt:end + 1].sum())
+                    nxt = end + 1
+                self._sampled.add(r)
+                self._state = NORMAL
+            else:
+                self._prev_ipc = ipc
+                if nxt > end:      # the region's blocks ran out while warming
+                    self._sampled.add(r)
+                    self._state = NORMAL
+        # the next unit: the next block the dispatcher will hand out
+        self._spec = nxt if nxt < control.n_blocks else -1
+        if self._spec >= 0 and self._state == NORMAL:
+            self._maybe_enter(control, control.running_blocks())
+
+    def _maybe_enter(self, control, running) -> None:
+        ids = np.append(running, self._spec)
+        regs = self._region_of[ids]
+        r = int(regs[0])
+        if r >= 0 and (regs == r).all() and r not in self._sampled:
+            self._state, self._region, self._prev_ipc = WARMING, r, None
+
+    def launch_end(self, row: dict) -> None:
+        lid = int(row["launch"])
+        self._rows[lid] = row
+        # Table 4, intra-launch: simulated cycles + skipped instructions at their region's IPC
+        cycles = float(row["cycles"])
+        for r, n in self._skipped.items():
+            cycles += n / self._region_ipc[r]
+        self._pred[lid] = cycles
+        self.launch_log.append({"launch": lid, "units": self._units,
+                                "regions_sampled": len(self._region_ipc),
+                                "skipped_intra": int(sum(self._skipped.values())),
+                                "region_ipc": {int(k): float(v) for k, v in self._region_ipc.items()}})
+        if sum(self._skipped.values()) != int(row["skipped_warp_instrs"]):
+            raise RuntimeError(f"launch {lid}: the simulator skipped {row['skipped_warp_instrs']} warp instructions, "
+                               f"the policy accounted for {sum(self._skipped.values())}")
+
+    def predict(self, launch: dict, row: dict | None) -> float:
+        lid = int(launch["launch"])
+        if row is not None:
+            return self._pred[lid]
+        # Table 4, inter-launch: the launch runs at its representative's CPI
+        rep = self._rep_of[lid]
+        rep_instrs = self._rows[rep]["warp_instrs"] + self._rows[rep]["skipped_warp_instrs"]
+        return float(launch["warp_instrs"]) * self._pred[rep] / rep_instrs

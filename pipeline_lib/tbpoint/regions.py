@@ -1,0 +1,130 @@
+"""Homogeneous region identification (seed 000, 3.4.3, eqs. 8 and 9,
+Fig. 8, Table 3).
+
+Depends on the hardware only through the system occupancy (the epoch size),
+so it reads only :data:`pipeline_lib.sim.hardware.OCCUPANCY_FIELDS`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..sim.hardware import occupancy
+from .clustering import threshold_clusters
+
+
+def cov(v) -> float:
+    """Coefficient of variation, population standard deviation / mean (0 for
+    an empty or all-zero sample)."""
+    v = np.asarray(v, float)
+    m = v.mean() if len(v) else 0.0
+    return float(v.std() / m) if m > 0 else 0.0
+
+
+def epoch_table(blocks: pd.DataFrame, epoch_size: int) -> pd.DataFrame:
+    """Eq. 8 and 9 for the blocks of one launch (rows in block-id order):
+    epoch j holds blocks [j * size, (j + 1) * size); its intra-feature is the
+    average stall probability of its blocks (memory requests / warp
+    instructions per block), its variation factor max(CoV of memory
+    requests, CoV of warp instructions)."""
+    if epoch_size < 1:
+        raise ValueError(f"epoch size must be at least 1, got {epoch_size}")
+    b = blocks.sort_values("block")
+    x = b["mem_requests"].to_numpy(float)
+    y = b["warp_instrs"].to_numpy(float)
+    p = np.divide(x, y, out=np.zeros_like(x), where=y > 0)
+    ids = b["block"].to_numpy(np.int64)
+    rows = []
+    for j, lo in enumerate(range(0, len(b), epoch_size)):
+        sl = slice(lo, lo + epoch_size)
+        rows.append({"epoch": j, "first_block": int(ids[sl][0]), "last_block": int(ids[sl][-1]),
+                     "n_blocks": int(len(ids[sl])), "stall_probability": float(p[sl].mean()),
+                     "cov_mem_requests": cov(x[sl]), "cov_warp_instrs": cov(y[sl])})
+    t = pd.DataFrame(rows, columns=["epoch", "first_block", "last_block", "n_blocks", "stall_probability",
+                                    "cov_mem_requests", "cov_warp_instrs"])
+    t["variation_factor"] = np.maximum(t["cov_mem_requests"], t["cov_warp_instrs"])
+    return t
+
+
+class RegionFinder:
+    """Epoch clustering and homogeneous region construction for one launch.
+
+    Parameters
+    ----------
+    sigma : float
+        Distance threshold of the complete-linkage clustering of the epochs'
+        average stall probabilities (seed default 0.2).
+    max_variation : float
+        Epochs whose variation factor exceeds it hold outlier blocks and get
+        a cluster of their own (seed default 0.3).
+    min_epochs : int
+        Shortest run of consecutive same-cluster epochs that forms a region.
+        The seed's Fig. 8 counts two regions out of runs of 2 and 4 epochs
+        and none for the two single outlier epochs; we read that as "a region
+        has at least two epochs" (a single epoch could not both warm up and
+        be fast-forwarded) and make it a parameter.
+
+    References: seed 000, 3.4.3, eqs. 8-9, Fig. 8, Table 3.
+    """
+
+    def __init__(self, sigma: float = 0.2, max_variation: float = 0.3, min_epochs: int = 2):
+        self.sigma, self.max_variation, self.min_epochs = sigma, max_variation, min_epochs
+
+    def fit(self, epochs: pd.DataFrame) -> "RegionFinder":
+        """Sets ``epochs_`` (the input with columns cluster, outlier, region)
+        and ``regions_`` (Table 3: region, cluster, start and end block,
+        epochs)."""
+        e = epochs.sort_values("epoch", ignore_index=True).copy()
+        labels = threshold_clusters(e["stall_probability"].to_numpy(float), self.sigma)
+        outlier = e["variation_factor"].to_numpy(float) > self.max_variation
+        nxt = labels.max() + 1 if len(labels) else 0
+        for i in np.flatnonzero(outlier):      # its own cluster
+            labels[i] = nxt
+            nxt += 1
+        e["cluster"] = labels.astype(np.int32)
+        e["outlier"] = outlier
+        region = np.full(len(e), -1, np.int32)
+        rows = []
+        i = 0
+        while i < len(e):
+            j = i
+            while j + 1 < len(e) and labels[j + 1] == labels[i]:
+                j += 1
+            if j - i + 1 >= self.min_epochs and not outlier[i]:
+                region[i:j + 1] = len(rows)
+                rows.append({"region": len(rows), "cluster": int(labels[i]),
+                             "start_block": int(e["first_block"].iloc[i]), "end_block": int(e["last_block"].iloc[j]),
+                             "first_epoch": int(e["epoch"].iloc[i]), "n_epochs": j - i + 1})
+            i = j + 1
+        e["region"] = region
+        self.epochs_ = e
+        self.regions_ = pd.DataFrame(rows, columns=["region", "cluster", "start_block", "end_block",
+                                                    "first_epoch", "n_epochs"])
+        return self
+
+
+def workload_regions(launches: pd.DataFrame, blocks: pd.DataFrame, hw: dict, sigma: float = 0.2,
+                     max_variation: float = 0.3, min_epochs: int = 2) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Epoch and region tables of every launch of a workload on hardware
+    ``hw`` (only its occupancy fields matter).  Both carry a ``launch`` column;
+    the epoch size is the launch's system occupancy."""
+    finder = RegionFinder(sigma, max_variation, min_epochs)
+    by_launch = dict(iter(blocks.groupby("launch")))
+    ep_parts, rg_parts = [], []
+    for L in launches.sort_values("launch").to_dict("records"):
+        occ = occupancy(hw, int(L["threads_per_block"]), int(L["regs_per_thread"]), int(L["shared_bytes"]))
+        b = by_launch.get(L["launch"])
+        if b is None or not len(b):
+            continue
+        finder.fit(epoch_table(b, occ["system_occupancy"]))
+        e, r = finder.epochs_, finder.regions_
+        e.insert(0, "launch", np.int32(L["launch"]))
+        e.insert(1, "epoch_size", np.int32(occ["system_occupancy"]))
+        r.insert(0, "launch", np.int32(L["launch"]))
+        ep_parts.append(e)
+        rg_parts.append(r)
+    epochs = pd.concat(ep_parts, ignore_index=True) if ep_parts else pd.DataFrame()
+    regions = (pd.concat(rg_parts, ignore_index=True) if rg_parts else
+               pd.DataFrame(columns=["launch", "region", "cluster", "start_block", "end_block", "first_epoch",
+                                     "n_epochs"]))
+    return epochs, regions

@@ -1,0 +1,262 @@
+"""TBPoint (seed 000, chapter 3): each equation on small hand-worked inputs."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline_lib.tbpoint import markov
+from pipeline_lib.tbpoint.clustering import closest_to_centre, threshold_clusters
+from pipeline_lib.tbpoint.inter_launch import FEATURES, InterLaunchSampler, launch_features
+from pipeline_lib.tbpoint.regions import RegionFinder, cov, epoch_table, workload_regions
+
+
+# -- eq. 6 and 3.3 ------------------------------------------------------------------
+def _launches(rows):
+    return pd.DataFrame(rows, columns=["launch", "kernel", "thread_instrs", "warp_instrs", "mem_requests",
+                                       "tb_size_cov"])
+
+
+def test_launch_features_normalise_by_mean():
+    L = _launches([(0, "k", 100, 10, 4, 0.0), (1, "k", 300, 30, 0, 0.5)])
+    f = launch_features(L)
+    assert f["f_thread_instrs"].tolist() == [0.5, 1.5]
+    assert f["f_warp_instrs"].tolist() == [0.5, 1.5]
+    assert f["f_mem_requests"].tolist() == [2.0, 0.0]
+    assert f["f_tb_size_cov"].tolist() == [0.0, 0.5]
+
+
+def test_launch_features_without_memory_requests_are_zero_not_nan():
+    f = launch_features(_launches([(0, "k", 10, 1, 0, 0.0), (1, "k", 10, 1, 0, 0.0)]))
+    assert f["f_mem_requests"].tolist() == [0.0, 0.0]
+
+
+def test_threshold_is_the_largest_distance_inside_a_cluster():
+    # 0, 0.06, 0.12: single linkage at 0.1 would chain all three; complete
+    # linkage must not put 0 and 0.12 (distance 0.12 > 0.1) together
+    labels = threshold_clusters(np.array([0.0, 0.06, 0.12, 1.0]), 0.1)
+    assert labels[3] not in labels[:3]
+    assert len(set(labels[:3])) == 2
+    assert labels[0] == 0                       # numbered by first appearance
+    for c in set(labels):
+        x = np.array([0.0, 0.06, 0.12, 1.0])[labels == c]
+        assert x.max() - x.min() <= 0.1
+    assert threshold_clusters(np.array([0.0, 0.06, 0.12]), 0.2).tolist() == [0, 0, 0]
+
+
+def test_representative_is_closest_to_centre_and_weights_follow_instructions():
+    # two clusters: launches 0-2 (features 1.0, 1.02, 1.04: centre 1.02 -> launch 1) and 3
+    L = _launches([(0, "a", 100, 100, 0, 0.0), (1, "a", 102, 102, 0, 0.0), (2, "a", 104, 104, 0, 0.0),
+                   (3, "b", 200, 200, 0, 0.0)])
+    f = launch_features(L)
+    s = InterLaunchSampler(0.1).fit(f)
+    t = s.table(f)
+    assert t["cluster"].tolist() == [0, 0, 0, 1]
+    assert s.representatives_.tolist() == [1, 3]
+    np.testing.assert_allclose(s.weights_, [306 / 506, 200 / 506])
+    assert t["is_representative"].tolist() == [False, True, False, True]
+    # Table 4: total CPI from representative CPIs and cluster weights
+    assert InterLaunchSampler.total_cpi([2.0, 4.0], s.weights_) == pytest.approx(2 * 306 / 506 + 4 * 200 / 506)
+
+
+def test_closest_to_centre_ties_go_to_the_lowest_index():
+    assert closest_to_centre(np.array([0.0, 1.0]), np.array([0, 0])).tolist() == [0]
+
+
+# -- eqs. 8, 9 and Fig. 8 --------------------------------------------------------------
+def _blocks(mem, warp):
+    return pd.DataFrame({"launch": 0, "block": np.arange(len(mem)), "mem_requests": mem, "warp_instrs": warp})
+
+
+def test_epochs_stall_probability_and_variation_factor():
+    # epoch size 2: blocks (2/10, 4/10) and (3/10, 3/10)
+    e = epoch_table(_blocks([2, 4, 3, 3], [10, 10, 10, 10]), 2)
+    assert e["first_block"].tolist() == [0, 2] and e["last_block"].tolist() == [1, 3]
+    np.testing.assert_allclose(e["stall_probability"], [0.3, 0.3])
+    np.testing.assert_allclose(e["cov_mem_requests"], [1 / 3, 0.0])     # std 1, mean 3
+    np.testing.assert_allclose(e["variation_factor"], [1 / 3, 0.0])
+    assert cov([5, 5]) == 0.0 and cov([]) == 0.0
+
+
+def test_last_epoch_may_be_partial():
+    e = epoch_table(_blocks([1] * 5, [10] * 5), 2)
+    assert e["n_blocks"].tolist() == [2, 2, 1]
+
+
+def test_figure8_worked_example():
+    """Fig. 8: eight epochs; the first four have stall probability 0.2, the
+    last four another one; epochs 3 and 4 hold an outlier block (high
+    variation factor).  Two regions: epochs 1-2 and epochs 5-8."""
+    size = 4
+    mem, warp = [], []
+    for ep in range(8):
+        for b in range(size):
+            if ep < 4:
+                if ep in (2, 3) and b == 0:      # outlier: 4x the instructions, same p
+                    mem.append(80), warp.append(400)
+                else:
+                    mem.append(20), warp.append(100)
+            else:
+                mem.append(60), warp.append(100)
+    e = epoch_table(_blocks(mem, warp), size)
+    np.testing.assert_allclose(e["stall_probability"], [0.2] * 4 + [0.6] * 4)
+    assert (e["variation_factor"].to_numpy()[[2, 3]] > 0.3).all()
+    f = RegionFinder(sigma=0.2, max_variation=0.3).fit(e)
+    assert f.epochs_["outlier"].tolist() == [False, False, True, True, False, False, False, False]
+    assert len(set(f.epochs_["cluster"])) == 4           # two clusters + one per outlier epoch
+    r = f.regions_
+    assert r[["start_block", "end_block", "n_epochs"]].values.tolist() == [[0, 7, 2], [16, 31, 4]]
+    assert f.epochs_["region"].tolist() == [0, 0, -1, -1, 1, 1, 1, 1]
+
+
+def test_single_epoch_runs_are_no_region_unless_allowed():
+    e = epoch_table(_blocks([1, 1, 9, 9], [10, 10, 10, 10]), 2)   # p 0.1 then 0.9
+    assert RegionFinder().fit(e).regions_.empty
+    assert len(RegionFinder(min_epochs=1).fit(e).regions_) == 2
+
+
+def test_epoch_size_is_the_system_occupancy():
+    from pipeline_lib.sim import load_hardware
+    hw = load_hardware("tbpoint-fermi")
+    launches = pd.DataFrame([{"launch": 0, "threads_per_block": 256, "regs_per_thread": 16, "shared_bytes": 0}])
+    blocks = _blocks([1] * 500, [10] * 500)
+    epochs, _ = workload_regions(launches, blocks, hw)
+    from pipeline_lib.sim.hardware import occupancy
+    occ = occupancy(hw, 256, 16, 0)["system_occupancy"]
+    assert (epochs["epoch_size"] == occ).all()
+    assert epochs["n_blocks"].iloc[0] == occ and len(epochs) == -(-500 // occ)
+
+
+# -- eq. 7 -------------------------------------------------------------------------------
+def test_transition_matrix_entries_follow_eq7():
+    p, ms = 0.1, [10.0, 20.0]
+    T = markov.transition_matrix(p, ms)
+    np.testing.assert_allclose(T.sum(axis=1), 1.0)
+    # state 3 = 11 (both runnable) -> 1 = 01: warp 1 (MSB) stalls, warp 2 stays runnable
+    assert T[3, 1] == pytest.approx(p * (1 - p))
+    # state 0 = 00 -> 2 = 10: warp 1 wakes (1/M1), warp 2 stays stalled (1 - 1/M2)
+    assert T[0, 2] == pytest.approx((1 / 10) * (1 - 1 / 20))
+    np.testing.assert_allclose(T, np.kron(markov.warp_factor(p, 10), markov.warp_factor(p, 20)))
+
+
+@pytest.mark.parametrize("p,ms", [(0.05, [100, 100, 100, 100]), (0.2, [30, 50, 80]), (0.5, [3.0])])
+def test_steady_state_methods_agree(p, ms):
+    dense = markov.steady_state(p, ms, method="dense")
+    power = markov.steady_state(p, ms, method="power")
+    prod = markov.steady_state(p, ms, method="product")
+    np.testing.assert_allclose(dense, prod, atol=1e-9)
+    np.testing.assert_allclose(power, prod, atol=1e-9)
+    assert markov.interval_ipc(p, ms) == pytest.approx(1 - prod[0])
+
+
+def test_single_warp_ipc_by_hand():
+    # one warp: runnable share 1 / (1 + pM); p=0.1, M=10 -> 0.5
+    assert markov.interval_ipc(0.1, [10.0]) == pytest.approx(0.5)
+    # four such warps: 1 - 0.5^4
+    assert markov.interval_ipc(0.1, [10.0] * 4) == pytest.approx(1 - 0.5 ** 4)
+
+
+def test_power_iteration_handles_ten_warps():
+    ms = np.linspace(80, 120, 10)
+    v = markov.steady_state(0.05, ms, method="power")
+    assert len(v) == 1024
+    assert 1 - v[0] == pytest.approx(markov.interval_ipc(0.05, ms), abs=1e-9)
+
+
+def test_figure7_lemma1():
+    t = markov.figure7_table([(0.05, 100, 4), (0.1, 400, 4), (0.05, 100, 8)], samples=10_000, seed=1)
+    assert t["case"].tolist() == ["p0.05M100N4", "p0.1M400N4", "p0.05M100N8"]
+    # Lemma 1: more than 95% of samples within 10% of the mean
+    assert (t["within_10pct"] > 0.95).all()
+    # more warps, less variation; more memory intensity, lower IPC
+    assert t["ipc_std"][2] / t["ipc_mean"][2] < t["ipc_std"][0] / t["ipc_mean"][0]
+    assert t["ipc_mean"][1] < t["ipc_mean"][0]
+
+
+def test_markov_rejects_bad_parameters():
+    with pytest.raises(ValueError, match="stall probability"):
+        markov.interval_ipc(0.0, [10])
+    with pytest.raises(ValueError, match="at least 1"):
+        markov.warp_factor(0.1, 0.5)
+    with pytest.raises(ValueError, match="GiB"):
+        markov.transition_matrix(0.1, [10] * 13)
+
+
+# -- 3.4.4 and Table 4: sampling inside the simulator ---------------------------------------
+@pytest.fixture(scope="module")
+def lbm_trace(tmp_path_factory):
+    from conftest import trace_specs
+    from pipeline_lib.sim.trace_reader import TraceDir
+    spec = {"benchmark": "lbm", "size": "small", "seed": 1, "params": {"nx": 1024, "ny": 32, "steps": 3}}
+    return TraceDir(trace_specs(tmp_path_factory, {"lbm": spec})["lbm"])
+
+
+@pytest.fixture(scope="module")
+def small_gpu():
+    # few SMs: small epochs, so that a launch of 256 blocks has many
+    from pipeline_lib.sim import load_hardware
+    hw = load_hardware("tbpoint-fermi")
+    hw["cores"] = 2
+    return hw
+
+
+@pytest.fixture(scope="module")
+def full_run(lbm_trace, small_gpu):
+    from pipeline_lib.sim.simulator import Simulator
+    return Simulator(small_gpu, lbm_trace).run()
+
+
+def _sampled(trace, hw, policy):
+    from pipeline_lib.sim.sampling import run_sampled
+    from pipeline_lib.sim.simulator import Simulator
+    return run_sampled(Simulator(hw, trace), policy)
+
+
+def test_policy_without_sampling_is_full_simulation(lbm_trace, small_gpu, full_run):
+    from pipeline_lib.tbpoint.policy import TBPointPolicy
+    s = _sampled(lbm_trace, small_gpu, TBPointPolicy(None, None))
+    assert s["simulated"].all() and s["skipped_warp_instrs"].sum() == 0
+    assert s["predicted_cycles"].tolist() == full_run.launches["cycles"].astype(float).tolist()
+
+
+def test_intra_launch_sampling_skips_regions_and_predicts_ipc(lbm_trace, small_gpu, full_run):
+    from pipeline_lib.tbpoint.policy import TBPointPolicy
+    _, regions = workload_regions(lbm_trace.launches, lbm_trace.blocks, small_gpu)
+    assert len(regions) >= 3                       # one per launch at least
+    pol = TBPointPolicy(None, regions)
+    s = _sampled(lbm_trace, small_gpu, pol)
+    total = s["total_warp_instrs"].sum()
+    assert 0.3 * total < s["skipped_warp_instrs"].sum() < total
+    for log in pol.launch_log:
+        assert log["units"] >= 2 and log["regions_sampled"] >= 1
+    full_ipc = total / full_run.launches["cycles"].sum()
+    pred_ipc = total / s["predicted_cycles"].sum()
+    assert abs(pred_ipc - full_ipc) / full_ipc < 0.05
+    # skipped cycles were predicted, not simulated: fewer simulated cycles than the full run
+    assert s["simulated_cycles"].sum() < 0.8 * full_run.launches["cycles"].sum()
+
+
+def test_skipped_blocks_are_the_tail_of_a_region(lbm_trace, small_gpu):
+    from pipeline_lib.sim.simulator import Simulator
+    from pipeline_lib.tbpoint.policy import TBPointPolicy
+    _, regions = workload_regions(lbm_trace.launches, lbm_trace.blocks, small_gpu)
+    res = Simulator(small_gpu, lbm_trace).run(TBPointPolicy(None, regions))
+    for lid, b in res.blocks.groupby("launch"):
+        skipped = b.loc[b["skipped"], "block"].to_numpy()
+        assert len(skipped)
+        assert (np.diff(skipped) == 1).all()       # one contiguous run ...
+        r = regions[(regions["launch"] == lid) & (regions["start_block"] <= skipped[0])
+                    & (regions["end_block"] >= skipped[0])]
+        assert len(r) == 1 and skipped[-1] == r["end_block"].iloc[0]   # ... up to the region's end
+        assert skipped[0] > r["start_block"].iloc[0]                     # after a warming period
+
+
+def test_inter_launch_sampling_predicts_at_the_representatives_cpi(lbm_trace, small_gpu):
+    from pipeline_lib.tbpoint.policy import TBPointPolicy
+    f = launch_features(lbm_trace.launches)
+    inter = InterLaunchSampler(0.1).fit(f).table(f)
+    assert inter["cluster"].nunique() == 1             # three identical time steps
+    s = _sampled(lbm_trace, small_gpu, TBPointPolicy(inter, None))
+    rep = int(inter["representative"].iloc[0])
+    assert s["simulated"].tolist() == [lid == rep for lid in s["launch"]]
+    r = s[s["launch"] == rep].iloc[0]
+    cpi = r["predicted_cycles"] / r["total_warp_instrs"]
+    np.testing.assert_allclose(s["predicted_cycles"], s["total_warp_instrs"] * cpi)
