@@ -20,9 +20,11 @@ wildcard_constraints:
 
 include: "rules/trace.smk"
 include: "rules/simulate.smk"
+include: "rules/tbpoint.smk"
 
 
 rule all:
     input:
         expand(f"{RESULTS}/traces/{{wl}}/check.json", wl=WORKLOADS),
         expand(f"{RESULTS}/sim/{{wl}}/{{hw}}/{{t}}", wl=WORKLOADS, hw=HARDWARE, t=["summary.json", "power.parquet"]),
+        expand(f"{RESULTS}/tbpoint/{{hw}}/summary.md", hw=TBP_HARDWARE),

@@ -5,5 +5,6 @@ version of the code it runs through ``params:``.  Bump a version when a change
 alters that stage's outputs; the dependent jobs then rerun.
 """
 EMULATOR_VERSION = "1"   # PTX parser/decoder/emulator, workload drivers, trace writer
-SIMULATOR_VERSION = "1"  # detailed timing simulator (pipeline_lib/sim: engine, simulator, output)
+SIMULATOR_VERSION = "2"  # detailed timing simulator (pipeline_lib/sim: engine, simulator, output)
 POWER_VERSION = "1"      # power model energies and scaling (pipeline_lib/sim/power.py)
+TBPOINT_VERSION = "1"    # TBPoint clustering, regions, sampling policy and baselines (pipeline_lib/tbpoint)

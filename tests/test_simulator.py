@@ -90,6 +90,17 @@ def test_units_shrink_for_small_workloads(traces, hw):
     assert sim.unit == max(1000, -(-total // 20)) < 1_000_000
 
 
+@pytest.mark.parametrize("wl", ["lbm", "bfs"])
+def test_units_partition_instructions_cycles_and_cache_traffic(traces, hw, wl):
+    res = Simulator(hw, TraceDir(traces[wl]), unit_warp_instrs=1000, min_units=1).run()
+    u, L = res.units, res.launches
+    assert len(u) > 3
+    for col in ["warp_instrs", "l1_accesses", "l1_misses", "l2_accesses", "l2_misses"]:
+        assert u[col].sum() == L[col].sum(), col
+    assert u["cycles"].sum() == res.info["total_cycles"]
+    assert (u["l1_misses"] <= u["l1_accesses"]).all() and (u["l2_misses"] <= u["l2_accesses"]).all()
+
+
 def test_watching_blocks_does_not_change_full_simulation(traces, hw):
     tr = TraceDir(traces["hotspot"])
     full = Simulator(hw, tr).run().launches

@@ -260,3 +260,61 @@ def test_inter_launch_sampling_predicts_at_the_representatives_cpi(lbm_trace, sm
     r = s[s["launch"] == rep].iloc[0]
     cpi = r["predicted_cycles"] / r["total_warp_instrs"]
     np.testing.assert_allclose(s["predicted_cycles"], s["total_warp_instrs"] * cpi)
+
+
+# -- 3.5.1 baselines ----------------------------------------------------------------------
+def _units(phases):
+    """Units from (count, bbv dict, cycles per unit) phases; 1000 instructions each."""
+    rows = []
+    for count, bbv, cycles in phases:
+        for _ in range(count):
+            ids = np.array(sorted(bbv), np.int32)
+            rows.append({"warp_instrs": 1000, "cycles": cycles, "l1_accesses": 100, "l1_misses": cycles // 100,
+                         "l2_accesses": 10, "l2_misses": 5, "bbv_ids": ids,
+                         "bbv_counts": np.array([bbv[i] for i in ids], np.int64)})
+    return pd.DataFrame(rows)
+
+
+def test_estimate_is_the_weighted_ratio():
+    from pipeline_lib.tbpoint.baselines import estimate
+    u = _units([(1, {0: 1000}, 2000), (1, {1: 1000}, 4000)])
+    e = estimate(u, [1, 1])
+    assert e["cpi"] == pytest.approx(3.0) and e["ipc"] == pytest.approx(1 / 3)
+    assert e["l1_miss_rate"] == pytest.approx((20 + 40) / 200)
+    assert estimate(u, [1, 0])["cpi"] == pytest.approx(2.0)
+
+
+def test_random_sampling_is_seeded_and_samples_the_fraction():
+    from pipeline_lib.tbpoint.baselines import random_sampling
+    u = _units([(50, {0: 1000}, 2000), (50, {1: 1000}, 4000)])
+    a = random_sampling(u, 0.1, draws=20, seed=3)
+    b = random_sampling(u, 0.1, draws=20, seed=3)
+    pd.testing.assert_frame_equal(a, b)
+    assert (a["units"] == 10).all() and np.allclose(a["sample_size"], 0.1)
+    assert a["cpi"].nunique() > 1                      # draws differ
+    assert a["cpi"].mean() == pytest.approx(3.0, rel=0.1)
+    assert not random_sampling(u, 0.1, draws=20, seed=4)["cpi"].equals(a["cpi"])
+
+
+def test_bic_prefers_the_true_number_of_clusters():
+    from pipeline_lib.tbpoint.baselines import bic
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 0.1, (30, 2)), rng.normal(5, 0.1, (30, 2))])
+    one = bic(X, np.zeros(60, np.int64), X.mean(axis=0, keepdims=True))
+    lab = np.repeat([0, 1], 30)
+    two = bic(X, lab, np.array([X[:30].mean(axis=0), X[30:].mean(axis=0)]))
+    assert two > one
+
+
+def test_ideal_simpoint_finds_phases_and_weights():
+    from pipeline_lib.tbpoint.baselines import IdealSimPoint, estimate
+    # three phases of 30, 20, 10 units with distinct code and CPI
+    u = _units([(30, {0: 900, 1: 100}, 2000), (20, {2: 1000}, 5000), (10, {0: 100, 3: 900}, 1000)])
+    sp = IdealSimPoint(max_k=6, seed=1).fit(u)
+    assert sp.k_ == 3
+    assert sorted(sp.weights_.tolist()) == pytest.approx([10 / 60, 20 / 60, 30 / 60])
+    e = estimate(u, sp.unit_weights(len(u)))
+    true = (30 * 2000 + 20 * 5000 + 10 * 1000) / 60000
+    assert e["cpi"] == pytest.approx(true)
+    # deterministic
+    assert IdealSimPoint(max_k=6, seed=1).fit(u).points_.tolist() == sp.points_.tolist()

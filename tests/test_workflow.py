@@ -19,7 +19,11 @@ TINY = {
         "red": {"benchmark": "reduction", "size": "small", "seed": 1, "params": {"elements": 4096, "blocks": 2}},
         "bfs-road": {"benchmark": "bfs", "size": "small", "seed": 2, "params": {"graph": "road", "rows": 8, "cols": 8}},
     },
+    # validated on the configuration the rerun tests change
+    "tbpoint": {"hardware": ["gpumech-baseline"], "random": {"draws": 5}},
 }
+TBP_PER_WL = {"tbpoint_inter_launch", "tbpoint_regions", "tbpoint_sample", "tbpoint_baselines"}
+ALL_RULES = {"trace", "simulate", "power", *TBP_PER_WL, "tbpoint_validate", "all"}
 
 
 def _write(path, cfg):
@@ -55,7 +59,7 @@ def test_dag_has_one_trace_job_per_workload(tmp_path):
     cfg = _write(tmp_path / "c.yaml", TINY)
     jobs, params = build_dag(tmp_path, cfg)
     assert sorted(w["wl"] for w in jobs["trace"]) == sorted(TINY["workloads"])
-    assert set(jobs) == {"trace", "simulate", "power", "all"}
+    assert set(jobs) == ALL_RULES
     hws = ["gpumech-baseline", "tbpoint-fermi"]
     for rule in ("simulate", "power"):
         assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == sorted((wl, hw) for wl in TINY["workloads"] for hw in hws)
@@ -69,6 +73,13 @@ def test_dag_has_one_trace_job_per_workload(tmp_path):
     assert "dram" in sim and "l1" in sim and "vf_table" not in sim and "source" not in sim
     pw = params[("power", "hist", "gpumech-baseline")]["hw"]
     assert set(pw) == {"core_clock_mhz", "vf_table"}
+    # TBPoint: launch clustering sees no hardware, epochs only the occupancy fields
+    assert "hw" not in params[("tbpoint_inter_launch", "hist", None)]
+    assert set(params[("tbpoint_regions", "hist", "gpumech-baseline")]["hw"]) == {"cores", "warp_size", "sm_limits"}
+    assert sorted(w["wl"] for w in jobs["tbpoint_inter_launch"]) == sorted(TINY["workloads"])
+    for rule in ("tbpoint_regions", "tbpoint_sample", "tbpoint_baselines"):
+        assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == sorted((wl, "gpumech-baseline") for wl in TINY["workloads"])
+    assert jobs["tbpoint_validate"] == [{"hw": "gpumech-baseline"}]
 
 
 def test_invalid_config_names_field_and_file(tmp_path):
@@ -132,18 +143,27 @@ def test_changing_one_workload_reruns_only_its_trace(ran, tmp_path):
     cfg2 = _write(tmp_path / "c2.yaml", changed)
     jobs, _ = build_dag(d, cfg2)
     assert [w["wl"] for w in jobs["trace"]] == ["red"]
-    assert set(jobs) == {"trace", "simulate", "power", "all"}
-    assert all(w["wl"] == "red" for r in ("simulate", "power") for w in jobs[r])
+    assert set(jobs) == ALL_RULES
+    assert all(w["wl"] == "red" for r in ("simulate", "power", *TBP_PER_WL) for w in jobs[r])
 
 
 def test_changing_a_timing_field_reruns_only_that_hardwares_simulations(ran, tmp_path):
     d, _ = ran
     cfg2 = _write(tmp_path / "c2.yaml", _with_hw(d, "hw-mshr", lambda hw: hw["l1"].update(mshrs=16)))
     jobs, _ = build_dag(d, cfg2)
-    assert set(jobs) == {"simulate", "power", "all"}
+    # no trace, no launch clustering, and (occupancy unchanged) no epoch clustering
+    assert set(jobs) == {"simulate", "power", "tbpoint_sample", "tbpoint_baselines", "tbpoint_validate", "all"}
     expected = sorted((wl, "gpumech-baseline") for wl in TINY["workloads"])
-    for rule in ("simulate", "power"):
+    for rule in ("simulate", "power", "tbpoint_sample", "tbpoint_baselines"):
         assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == expected
+
+
+def test_changing_occupancy_reruns_epoch_clustering_but_not_launch_clustering(ran, tmp_path):
+    d, _ = ran
+    cfg2 = _write(tmp_path / "c2.yaml", _with_hw(d, "hw-warps", lambda hw: hw["sm_limits"].update(blocks=2)))
+    jobs, _ = build_dag(d, cfg2)
+    assert "tbpoint_regions" in jobs and "trace" not in jobs and "tbpoint_inter_launch" not in jobs
+    assert sorted(w["wl"] for w in jobs["tbpoint_regions"]) == sorted(TINY["workloads"])
 
 
 def test_changing_the_voltage_table_reruns_only_power(ran, tmp_path):
@@ -152,6 +172,18 @@ def test_changing_the_voltage_table_reruns_only_power(ran, tmp_path):
     jobs, _ = build_dag(d, cfg2)
     assert set(jobs) == {"power", "all"}
     assert sorted(w["wl"] for w in jobs["power"]) == sorted(TINY["workloads"])
+
+
+def test_tbpoint_outputs_of_end_to_end_run(ran):
+    d, _ = ran
+    import pandas as pd
+    out = d / "results" / "tbpoint"
+    v = pd.read_parquet(out / "gpumech-baseline" / "validation.parquet")
+    assert sorted(v["workload"]) == sorted(TINY["workloads"])
+    assert (v["full_ipc"] > 0).all() and (v["tbpoint_ipc"] > 0).all()
+    for f in ("fig11_ipc", "fig12_sample_size", "fig13_skipped_split", "fig14_miss_rate_error"):
+        assert (out / "gpumech-baseline" / f"{f}.png").stat().st_size > 0
+    assert "Geometric means" in (out / "gpumech-baseline" / "summary.md").read_text()
 
 
 def test_simulation_outputs_of_end_to_end_run(ran):

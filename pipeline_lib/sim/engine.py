@@ -57,7 +57,9 @@ SM_NEXT, SM_LAST, SM_NBLK, SM_LSU, SM_SMEM, SM_PENDING, SM_INSTRS, SM_BLOCKS, SM
 
 # global scalars G[...]
 (G_CYCLE, G_NEXT_BLOCK, G_DONE_BLOCKS, G_ISSUED, G_STAMP, G_AGE, G_UNIT_START, G_UNIT_COUNT,
- G_NUNITS, G_LAUNCH_START, G_RR_SM, G_CALL_ISSUED, G_N) = range(13)
+ G_NUNITS, G_LAUNCH_START, G_RR_SM, G_CALL_ISSUED,
+ # cache counters over the whole run (the units table takes their differences)
+ G_L1_ACC, G_L1_MISS, G_L2_ACC, G_L2_MISS, G_N) = range(17)
 
 # statistics ST[...] (per launch; the caller resets them)
 (ST_WARP, ST_THREAD, ST_REG_R, ST_REG_W, ST_L1_ACC, ST_L1_MISS, ST_L1_MERGE, ST_L1_STORE,
@@ -86,7 +88,8 @@ PC_L1_ACC, PC_L1_MISS, PC_L2_ACC, PC_L2_MISS, PC_LOADS, PC_LAT, PC_N = range(7)
 BO_SM, BO_DISPATCH, BO_RETIRE, BO_ISSUED_AT_DISPATCH, BO_ISSUED_AT_RETIRE, BO_SKIPPED, BO_N = range(7)
 
 # unit output UO[u, ...]
-UO_END, UO_START, UO_INSTRS, UO_N = range(4)
+# (UO_L1_ACC .. UO_L2_MISS: the G_ cache counters at the unit's end)
+UO_END, UO_START, UO_INSTRS, UO_L1_ACC, UO_L1_MISS, UO_L2_ACC, UO_L2_MISS, UO_N = range(8)
 
 # return codes of run()
 RC_DONE, RC_RETIRED, RC_BUDGET = 0, 1, 2
@@ -135,6 +138,7 @@ def _l2(line, t, mode, C, G, L2, slice_free, bank_free, bank_row, chan_free, bur
     ways = C[C_L2_WAYS]
     base = (sl * C[C_L2_SETS] + (line // nsl) % C[C_L2_SETS]) * ways
     ST[ST_L2_ACC] += 1
+    G[G_L2_ACC] += 1
     if pc >= 0:
         PCST[pc, PC_L2_ACC] += 1
     G[G_STAMP] += 1
@@ -148,6 +152,7 @@ def _l2(line, t, mode, C, G, L2, slice_free, bank_free, bank_row, chan_free, bur
         if L2[L2_TAG, victim] != -1 and (L2[L2_TAG, i] == -1 or L2[L2_LRU, i] < L2[L2_LRU, victim]):
             victim = i
     ST[ST_L2_MISS] += 1
+    G[G_L2_MISS] += 1
     if pc >= 0:
         PCST[pc, PC_L2_MISS] += 1
     if L2[L2_TAG, victim] != -1 and L2[L2_DIRTY, victim] == 1:
@@ -344,6 +349,7 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
             line = t_lines[j] >> 7
             if kind == K_LOAD:
                 ST[ST_L1_ACC] += 1
+                G[G_L1_ACC] += 1
                 PCST[pc, PC_L1_ACC] += 1
                 base = (line % l1_sets) * ways
                 G[G_STAMP] += 1
@@ -365,6 +371,7 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
                         rdy = lsu + C[C_L1_LAT]
                 else:
                     ST[ST_L1_MISS] += 1
+                    G[G_L1_MISS] += 1
                     PCST[pc, PC_L1_MISS] += 1
                     # the MSHR that frees first is the root of a min-heap of release cycles
                     if mshr[s, 0] > lsu:   # all MSHRs busy: the load/store unit waits
@@ -439,6 +446,10 @@ def _emit_unit(G, UO, UBBV, ubbv, t_end):
     UO[u, UO_END] = t_end
     UO[u, UO_START] = G[G_UNIT_START]
     UO[u, UO_INSTRS] = G[G_UNIT_COUNT]
+    UO[u, UO_L1_ACC] = G[G_L1_ACC]
+    UO[u, UO_L1_MISS] = G[G_L1_MISS]
+    UO[u, UO_L2_ACC] = G[G_L2_ACC]
+    UO[u, UO_L2_MISS] = G[G_L2_MISS]
     for k in range(ubbv.shape[0]):   # element loops: slice assignment needs the runtime (see run)
         UBBV[u, k] = ubbv[k]
         ubbv[k] = 0

@@ -56,6 +56,8 @@ UNITS = [
     ("unit", I32, "sampling unit index, in issue order"), ("start_cycle", I64, ""), ("end_cycle", I64, ""),
     ("cycles", I64, ""), ("warp_instrs", I64, "unit size (the last unit may be shorter)"), ("ipc", F64, ""),
     ("last_launch", I32, "launch in which the unit ended"),
+    ("l1_accesses", I64, "L1 load accesses in the unit"), ("l1_misses", I64, ""),
+    ("l2_accesses", I64, "L2 accesses (loads, stores, atomics) in the unit"), ("l2_misses", I64, ""),
     ("bbv_ids", pa.list_(I32), "global basic-block ids with non-zero counts (kernels in name order, blocks ascending)"),
     ("bbv_counts", pa.list_(I64), "warp instructions executed in each of those basic blocks"),
 ]

@@ -290,7 +290,8 @@ class Simulator:
                       f"about {(total_instrs - done) / max(rate, 1):.0f} s left", file=sys.stderr)
         nu = int(G[E.G_NUNITS])
         for u in range(nu):
-            self._units.append((int(UO[u, E.UO_START]), int(UO[u, E.UO_END]), int(UO[u, E.UO_INSTRS]), lid))
+            self._units.append((int(UO[u, E.UO_START]), int(UO[u, E.UO_END]), int(UO[u, E.UO_INSTRS]), lid,
+                                tuple(int(x) for x in UO[u, E.UO_L1_ACC:E.UO_L2_MISS + 1])))
             self._unit_bbv.append(UBBV[u].copy())
         simulated = self._bo[:, E.BO_SKIPPED] == 0
         end = int(self._bo[simulated, E.BO_RETIRE].max()) if simulated.any() else start
@@ -337,7 +338,8 @@ class Simulator:
         # the last, partial unit
         if int(self.G[E.G_UNIT_COUNT]) > 0:
             self._units.append((int(self.G[E.G_UNIT_START]), int(self.G[E.G_CYCLE]), int(self.G[E.G_UNIT_COUNT]),
-                                int(rows[-1]["launch"]) if rows else -1))
+                                int(rows[-1]["launch"]) if rows else -1,
+                                tuple(int(x) for x in self.G[E.G_L1_ACC:E.G_L2_MISS + 1])))
             self._unit_bbv.append(self.ubbv.copy())
         return SimResult(
             launches=pd.DataFrame(rows), sms=pd.DataFrame(sm_rows),
@@ -383,10 +385,14 @@ class Simulator:
 
     def _unit_table(self) -> pd.DataFrame:
         rows = []
-        for u, ((s, e, n, lid), bbv) in enumerate(zip(self._units, self._unit_bbv)):
+        prev = (0, 0, 0, 0)
+        cache = ["l1_accesses", "l1_misses", "l2_accesses", "l2_misses"]
+        for u, ((s, e, n, lid, cum), bbv) in enumerate(zip(self._units, self._unit_bbv)):
             nz = np.flatnonzero(bbv)
             rows.append({"unit": u, "start_cycle": s, "end_cycle": e, "cycles": e - s, "warp_instrs": n,
                          "ipc": n / (e - s) if e > s else 0.0, "last_launch": lid,
+                         **{c: b - a for c, a, b in zip(cache, prev, cum)},
                          "bbv_ids": nz.astype(np.int32), "bbv_counts": bbv[nz]})
+            prev = cum
         return pd.DataFrame(rows, columns=["unit", "start_cycle", "end_cycle", "cycles", "warp_instrs", "ipc",
-                                           "last_launch", "bbv_ids", "bbv_counts"])
+                                           "last_launch", *cache, "bbv_ids", "bbv_counts"])

@@ -55,6 +55,10 @@ class TBPointPolicy(SamplingPolicy):
         self.launch_log: list[dict] = []
 
     # -- inter-launch ------------------------------------------------------------
+    def representative_of(self, launch: int) -> int:
+        """The launch whose simulation predicts ``launch``."""
+        return launch if self._rep_of is None else self._rep_of[int(launch)]
+
     def select_launch(self, launch: dict) -> bool:
         return self._rep_of is None or self._rep_of[int(launch["launch"])] == int(launch["launch"])
 

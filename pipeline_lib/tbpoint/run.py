@@ -1,0 +1,267 @@
+"""Entry points of the TBPoint rules (rules/tbpoint.smk; tables in
+docs/tbpoint.md).  Scripts are thin wrappers around these."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from .. import __version__
+from ..sim.output import to_table
+from ..sim.simulator import Simulator
+from ..sim.trace_reader import TraceDir
+from ..trace.parquet_io import write_json, write_table
+from ..versions import TBPOINT_VERSION
+from .baselines import IdealSimPoint, estimate, random_sampling
+from .inter_launch import FEATURES, InterLaunchSampler, launch_features
+from .policy import TBPointPolicy
+from .regions import workload_regions
+
+I32, I64, F64, BOOL, STR = pa.int32(), pa.int64(), pa.float64(), pa.bool_(), pa.string()
+
+INTER = [("launch", I32, ""), ("kernel", STR, ""), ("warp_instrs", I64, ""),
+         *[(f, F64, "eq. 6 feature") for f in FEATURES],
+         ("cluster", I32, "complete-linkage cluster at distance threshold sigma"),
+         ("representative", I32, "the cluster's launch closest to its centre"),
+         ("is_representative", BOOL, ""), ("cluster_weight", F64, "cluster's share of warp instructions (Table 4)")]
+EPOCHS = [("launch", I32, ""), ("epoch_size", I32, "system occupancy of the launch (eq. 8)"), ("epoch", I64, ""),
+          ("first_block", I64, ""), ("last_block", I64, ""), ("n_blocks", I64, ""),
+          ("stall_probability", F64, "mean over the epoch's blocks of memory requests / warp instructions (eq. 9)"),
+          ("cov_mem_requests", F64, ""), ("cov_warp_instrs", F64, ""),
+          ("variation_factor", F64, "max of the two CoVs (eq. 9)"), ("cluster", I32, ""),
+          ("outlier", BOOL, "variation factor above the threshold: a cluster of its own"),
+          ("region", I32, "homogeneous region, -1 if none")]
+REGIONS = [("launch", I32, ""), ("region", I32, ""), ("cluster", I32, ""), ("start_block", I64, ""),
+           ("end_block", I64, "inclusive"), ("first_epoch", I64, ""), ("n_epochs", I64, "")]
+SAMPLED = [("launch", I32, ""), ("kernel", STR, ""), ("simulated", BOOL, "simulated (an inter-launch representative)"),
+           ("representative", I32, "launch whose CPI predicts this one"),
+           ("simulated_cycles", I64, ""), ("simulated_warp_instrs", I64, ""),
+           ("skipped_inter", I64, "warp instructions skipped by inter-launch sampling"),
+           ("skipped_intra", I64, "warp instructions skipped inside simulated launches"),
+           ("total_warp_instrs", I64, ""), ("predicted_cycles", F64, "Table 4"),
+           ("l1_accesses", F64, "predicted (simulated figures scaled to the launch's instructions)"),
+           ("l1_misses", F64, ""), ("l2_accesses", F64, ""), ("l2_misses", F64, "")]
+BASELINES = [("method", STR, "random or ideal_simpoint"), ("draw", I32, "random draw (-1 for SimPoint)"),
+             ("units", I32, "units simulated"), ("sample_size", F64, "share of warp instructions simulated"),
+             ("cpi", F64, ""), ("ipc", F64, ""), ("l1_miss_rate", F64, ""), ("l2_miss_rate", F64, ""),
+             ("k", I32, "SimPoint clusters (-1 for random)")]
+
+
+def _meta(stage: str, **kw) -> dict:
+    return {"stage": stage, "tbpoint_version": TBPOINT_VERSION, "library_version": __version__, **kw}
+
+
+def _write(df, cols, name, out, **meta) -> None:
+    write_table(to_table(df, cols, name, _meta(name, **meta)), out)
+
+
+def inter_launch_stage(wl: str, trace_dir, sigma: float, out) -> pd.DataFrame:
+    """Eq. 6 features and inter-launch clusters of one workload (hardware-independent)."""
+    tr = TraceDir(trace_dir)
+    f = launch_features(tr.launches)
+    t = InterLaunchSampler(sigma).fit(f).table(f)
+    _write(t, INTER, "inter_launch", out, workload=wl, sigma=sigma)
+    print(f"{wl}: {len(t)} launches in {t['cluster'].nunique()} clusters (sigma {sigma})", file=sys.stderr)
+    return t
+
+
+def regions_stage(wl: str, trace_dir, hw: dict, hw_name: str, sigma: float, max_variation: float,
+                  min_epochs: int, epochs_out, regions_out) -> None:
+    """Epochs and homogeneous regions of one workload for ``hw``'s occupancy."""
+    tr = TraceDir(trace_dir)
+    epochs, regions = workload_regions(tr.launches, tr.blocks, hw, sigma, max_variation, min_epochs)
+    meta = dict(workload=wl, hardware=hw_name, sigma=sigma, max_variation=max_variation, min_epochs=min_epochs)
+    _write(epochs, EPOCHS, "epochs", epochs_out, **meta)
+    _write(regions, REGIONS, "regions", regions_out, **meta)
+    print(f"{wl} on {hw_name}: {len(epochs)} epochs, {len(regions)} homogeneous regions", file=sys.stderr)
+
+
+def sample_stage(wl: str, trace_dir, hw: dict, inter_path, regions_path, ipc_tolerance: float, out,
+                 summary_out, progress_s: float = 0.0) -> dict:
+    """TBPoint sampled simulation of one workload: the per-launch table and a summary."""
+    tr = TraceDir(trace_dir)
+    inter = pd.read_parquet(inter_path) if inter_path else None
+    regions = pd.read_parquet(regions_path) if regions_path else None
+    policy = TBPointPolicy(inter, regions, ipc_tolerance)
+    sim = Simulator(hw, tr, progress_s=progress_s, label=f"{wl} on {hw['name']} (TBPoint)")
+    res = sim.run(policy)
+    rows = run_sampled_rows(tr, res, policy)
+    _write(rows, SAMPLED, "tbpoint_sampled", out, workload=wl, hardware=hw["name"])
+    s = summarize_sampled(rows)
+    write_json({"workload": wl, "hardware": hw["name"], **s}, summary_out)
+    print(f"{wl} on {hw['name']}: TBPoint IPC {s['ipc']:.4f}, sample size {100 * s['sample_size']:.2f}%",
+          file=sys.stderr)
+    return s
+
+
+def run_sampled_rows(tr: TraceDir, res, policy: TBPointPolicy) -> pd.DataFrame:
+    """Per-launch table of a finished TBPoint run (Table 4 accounting and
+    predicted cache traffic)."""
+    sim_rows = {int(r["launch"]): r for r in res.launches.to_dict("records")}
+    out = []
+    for L in tr.launches.sort_values("launch").to_dict("records"):
+        lid = int(L["launch"])
+        r = sim_rows.get(lid)
+        rep = lid if r is not None else policy.representative_of(lid)
+        src = sim_rows[rep]
+        scale = float(L["warp_instrs"]) / max(1, src["warp_instrs"])
+        out.append({"launch": lid, "kernel": L["kernel"], "simulated": r is not None, "representative": rep,
+                    "simulated_cycles": int(r["cycles"]) if r else 0,
+                    "simulated_warp_instrs": int(r["warp_instrs"]) if r else 0,
+                    "skipped_inter": 0 if r else int(L["warp_instrs"]),
+                    "skipped_intra": int(r["skipped_warp_instrs"]) if r else 0,
+                    "total_warp_instrs": int(L["warp_instrs"]),
+                    "predicted_cycles": float(policy.predict(L, r)),
+                    **{c: src[c] * scale for c in ("l1_accesses", "l1_misses", "l2_accesses", "l2_misses")}})
+    return pd.DataFrame(out)
+
+
+def summarize_sampled(rows: pd.DataFrame) -> dict:
+    n = float(rows["total_warp_instrs"].sum())
+    cyc = float(rows["predicted_cycles"].sum())
+    skipped = float(rows["skipped_inter"].sum() + rows["skipped_intra"].sum())
+    return {"warp_instrs": int(n), "predicted_cycles": cyc, "ipc": n / cyc if cyc else 0.0,
+            "sample_size": float(rows["simulated_warp_instrs"].sum()) / n if n else 0.0,
+            "skipped_inter_share": float(rows["skipped_inter"].sum()) / skipped if skipped else 0.0,
+            "skipped_intra_share": float(rows["skipped_intra"].sum()) / skipped if skipped else 0.0,
+            "l1_miss_rate": _rate(rows, "l1"), "l2_miss_rate": _rate(rows, "l2"),
+            "launches_simulated": int(rows["simulated"].sum()), "launches": len(rows)}
+
+
+def _rate(t, lvl) -> float:
+    a = float(t[f"{lvl}_accesses"].sum())
+    return float(t[f"{lvl}_misses"].sum()) / a if a else 0.0
+
+
+def baselines_stage(wl: str, units_path, hw_name: str, random_cfg: dict, simpoint_cfg: dict, out) -> pd.DataFrame:
+    """Random (several seeded draws) and Ideal-SimPoint on a full simulation's units."""
+    units = pd.read_parquet(units_path)
+    rnd = random_sampling(units, random_cfg["fraction"], random_cfg["draws"], random_cfg["seed"])
+    rnd.insert(0, "method", "random")
+    rnd["k"] = -1
+    sp = IdealSimPoint(simpoint_cfg["dims"], simpoint_cfg["max_k"], simpoint_cfg["bic_fraction"],
+                       simpoint_cfg["n_init"], simpoint_cfg["seed"]).fit(units)
+    w = sp.unit_weights(len(units))
+    simp = pd.DataFrame([{"method": "ideal_simpoint", "draw": -1, "units": len(sp.points_),
+                          "sample_size": float(units["warp_instrs"].to_numpy()[sp.points_].sum()
+                                               / units["warp_instrs"].sum()),
+                          **estimate(units, w), "k": sp.k_}])
+    t = pd.concat([rnd, simp], ignore_index=True)
+    _write(t, BASELINES, "baselines", out, workload=wl, hardware=hw_name)
+    return t
+
+
+def geomean(errors, floor: float = 1e-4) -> float:
+    """Geometric mean of relative errors, each floored at 0.01% (an exact
+    prediction would otherwise make the mean zero)."""
+    e = np.maximum(np.asarray(errors, float), floor)
+    return float(np.exp(np.log(e).mean())) if len(e) else 0.0
+
+
+def validation_table(items: list[dict]) -> pd.DataFrame:
+    """One row per workload from (workload, full summary, full launches,
+    TBPoint summary, baselines table) dicts: IPCs, errors and sample sizes of
+    Full, TBPoint, Random and Ideal-SimPoint (Figs. 11-14)."""
+    rows = []
+    for it in items:
+        full_ipc = it["full"]["ipc"]
+        L = it["full_launches"]
+        full_l1 = L["l1_misses"].sum() / max(1, L["l1_accesses"].sum())
+        full_l2 = L["l2_misses"].sum() / max(1, L["l2_accesses"].sum())
+        tb, b = it["tbpoint"], it["baselines"]
+        rnd, sp = b[b["method"] == "random"], b[b["method"] == "ideal_simpoint"].iloc[0]
+        rnd_err = (rnd["ipc"] - full_ipc).abs() / full_ipc
+        rows.append({
+            "workload": it["workload"], "full_ipc": full_ipc,
+            "tbpoint_ipc": tb["ipc"], "tbpoint_error": abs(tb["ipc"] - full_ipc) / full_ipc,
+            "tbpoint_sample_size": tb["sample_size"],
+            "skipped_inter_share": tb["skipped_inter_share"], "skipped_intra_share": tb["skipped_intra_share"],
+            "random_ipc_mean": float(rnd["ipc"].mean()), "random_error_mean": float(rnd_err.mean()),
+            "random_error_std": float(rnd_err.std(ddof=0)), "random_sample_size": float(rnd["sample_size"].mean()),
+            "simpoint_ipc": float(sp["ipc"]), "simpoint_error": abs(sp["ipc"] - full_ipc) / full_ipc,
+            "simpoint_sample_size": float(sp["sample_size"]), "simpoint_k": int(sp["k"]),
+            "full_l1_miss_rate": full_l1, "full_l2_miss_rate": full_l2,
+            "tbpoint_l1_error": abs(tb["l1_miss_rate"] - full_l1), "tbpoint_l2_error": abs(tb["l2_miss_rate"] - full_l2),
+            "simpoint_l1_error": abs(sp["l1_miss_rate"] - full_l1),
+            "simpoint_l2_error": abs(sp["l2_miss_rate"] - full_l2),
+        })
+    return pd.DataFrame(rows).sort_values("workload", ignore_index=True)
+
+
+VALIDATION = [("workload", STR, ""), ("full_ipc", F64, "full simulation, warp instructions / cycles"),
+              ("tbpoint_ipc", F64, ""), ("tbpoint_error", F64, "|TBPoint - Full| / Full"),
+              ("tbpoint_sample_size", F64, "simulated / total warp instructions (Fig. 12)"),
+              ("skipped_inter_share", F64, "share of skipped instructions skipped between launches (Fig. 13)"),
+              ("skipped_intra_share", F64, "share skipped inside launches"),
+              ("random_ipc_mean", F64, "mean over the draws"), ("random_error_mean", F64, ""),
+              ("random_error_std", F64, "spread of the error over the draws"), ("random_sample_size", F64, ""),
+              ("simpoint_ipc", F64, ""), ("simpoint_error", F64, ""), ("simpoint_sample_size", F64, ""),
+              ("simpoint_k", I32, ""), ("full_l1_miss_rate", F64, ""), ("full_l2_miss_rate", F64, ""),
+              ("tbpoint_l1_error", F64, "absolute miss-rate difference (Fig. 14)"), ("tbpoint_l2_error", F64, ""),
+              ("simpoint_l1_error", F64, ""), ("simpoint_l2_error", F64, "")]
+
+
+def validate_stage(hw_name: str, items: list[dict], out_table, out_summary, fig_dir) -> pd.DataFrame:
+    """The validation table, a Markdown summary with the geometric means next
+    to the seed's, and Figs. 11-14 as PNG."""
+    t = validation_table(items)
+    _write(t, VALIDATION, "tbpoint_validation", out_table, hardware=hw_name)
+    g = {k: geomean(t[c]) for k, c in (("tbpoint", "tbpoint_error"), ("random", "random_error_mean"),
+                                        ("simpoint", "simpoint_error"))}
+    s = {k: geomean(t[c]) for k, c in (("tbpoint", "tbpoint_sample_size"), ("random", "random_sample_size"),
+                                        ("simpoint", "simpoint_sample_size"))}
+    lines = [f"# TBPoint validation on {hw_name}", "",
+             "| workload | full IPC | TBPoint err % | sample % | Random err % (std) | sample % "
+             "| Ideal-SimPoint err % | sample % | k |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in t.to_dict("records"):
+        lines.append(f"| {r['workload']} | {r['full_ipc']:.3f} | {100 * r['tbpoint_error']:.2f} | "
+                     f"{100 * r['tbpoint_sample_size']:.1f} | {100 * r['random_error_mean']:.2f} "
+                     f"({100 * r['random_error_std']:.2f}) | {100 * r['random_sample_size']:.1f} | "
+                     f"{100 * r['simpoint_error']:.2f} | {100 * r['simpoint_sample_size']:.1f} | {r['simpoint_k']} |")
+    lines += ["", "Geometric means (errors floored at 0.01%) and the seed's (chapter 3.5.2):", "",
+              "| method | IPC error % | seed | sample size % | seed |", "|---|---:|---:|---:|---:|",
+              f"| TBPoint | {100 * g['tbpoint']:.2f} | 0.47 | {100 * s['tbpoint']:.2f} | 2.6 |",
+              f"| Random | {100 * g['random']:.2f} | 7.95 | {100 * s['random']:.2f} | 10 |",
+              f"| Ideal-SimPoint | {100 * g['simpoint']:.2f} | 1.74 | {100 * s['simpoint']:.2f} | 5.4 |", ""]
+    target = g["tbpoint"] <= 0.01 and s["tbpoint"] < s["random"] and g["tbpoint"] <= g["simpoint"]
+    lines.append("Targets (error at most 1%, sample size below Random's, at least as accurate as "
+                 f"Ideal-SimPoint): {'met' if target else 'NOT met'}.")
+    Path(out_summary).write_text("\n".join(lines) + "\n")
+    _figures(t, Path(fig_dir), hw_name)
+    return t
+
+
+def _figures(t: pd.DataFrame, d: Path, hw_name: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    d.mkdir(parents=True, exist_ok=True)
+    x = np.arange(len(t))
+    specs = [
+        ("fig11_ipc.png", "Overall IPC", [("Full", "full_ipc"), ("TBPoint", "tbpoint_ipc"),
+                                          ("Random", "random_ipc_mean"), ("Ideal-SimPoint", "simpoint_ipc")], 1),
+        ("fig12_sample_size.png", "Total sample size (%)", [("TBPoint", "tbpoint_sample_size"),
+                                                            ("Random", "random_sample_size"),
+                                                            ("Ideal-SimPoint", "simpoint_sample_size")], 100),
+        ("fig13_skipped_split.png", "Skipped instructions (%)", [("inter-launch", "skipped_inter_share"),
+                                                                 ("intra-launch", "skipped_intra_share")], 100),
+        ("fig14_miss_rate_error.png", "Miss-rate error (points)", [("TBPoint L1", "tbpoint_l1_error"),
+                                                                   ("SimPoint L1", "simpoint_l1_error"),
+                                                                   ("TBPoint L2", "tbpoint_l2_error"),
+                                                                   ("SimPoint L2", "simpoint_l2_error")], 100),
+    ]
+    for fname, ylabel, series, scale in specs:
+        fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(t) + 2), 3.5))
+        w = 0.8 / len(series)
+        for i, (label, col) in enumerate(series):
+            ax.bar(x + (i - (len(series) - 1) / 2) * w, t[col] * scale, w, label=label)
+        ax.set_xticks(x, t["workload"], rotation=45, ha="right")
+        ax.set_ylabel(ylabel)
+        ax.set_title(f"{ylabel} on {hw_name}")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(d / fname, dpi=100, metadata={"Software": None})
+        plt.close(fig)
