@@ -65,13 +65,17 @@ class SkipBlocksPolicy(SamplingPolicy):
 
 
 def run_sampled(sim: Simulator, policy: SamplingPolicy) -> pd.DataFrame:
-    """Run ``policy`` on ``sim``; one row per launch of the workload:
-    whether it was simulated, simulated cycles and warp instructions, skipped
-    warp instructions, predicted cycles and the launch's total instructions."""
-    res = sim.run(policy)
-    simulated = {int(r["launch"]): r for r in res.launches.to_dict("records")}
+    """Run ``policy`` on ``sim``; one row per launch (:func:`sampled_rows`)."""
+    return sampled_rows(sim.trace.launches, sim.run(policy).launches, policy)
+
+
+def sampled_rows(trace_launches: pd.DataFrame, sim_launches: pd.DataFrame, policy: SamplingPolicy) -> pd.DataFrame:
+    """One row per launch of the workload after a run of ``policy``: whether
+    it was simulated, simulated cycles and warp instructions, skipped warp
+    instructions, predicted cycles and the launch's total instructions."""
+    simulated = {int(r["launch"]): r for r in sim_launches.to_dict("records")}
     rows = []
-    for launch in sim.trace.launches.sort_values("launch").to_dict("records"):
+    for launch in trace_launches.sort_values("launch").to_dict("records"):
         r = simulated.get(int(launch["launch"]))
         rows.append({"launch": int(launch["launch"]), "simulated": r is not None,
                      "simulated_cycles": int(r["cycles"]) if r else 0,

@@ -81,7 +81,7 @@ class TBPointPolicy(SamplingPolicy):
             self._maybe_enter(control, np.arange(min(n, control.system_occupancy)))
 
     def blocks_retired(self, control, blocks) -> None:
-        if self._spec < 0 or self._spec not in set(int(b) for b in blocks):
+        if self._spec < 0 or self._spec not in blocks:
             return
         rec = control.block_record(self._spec)
         cycles = rec["retire"] - rec["dispatch"]

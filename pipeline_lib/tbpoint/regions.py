@@ -10,15 +10,8 @@ import numpy as np
 import pandas as pd
 
 from ..sim.hardware import occupancy
+from ..stats import cov
 from .clustering import threshold_clusters
-
-
-def cov(v) -> float:
-    """Coefficient of variation, population standard deviation / mean (0 for
-    an empty or all-zero sample)."""
-    v = np.asarray(v, float)
-    m = v.mean() if len(v) else 0.0
-    return float(v.std() / m) if m > 0 else 0.0
 
 
 def epoch_table(blocks: pd.DataFrame, epoch_size: int) -> pd.DataFrame:

@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from .. import __version__
 from ..sim.output import to_table
+from ..sim.sampling import sampled_rows
 from ..sim.simulator import Simulator
 from ..sim.trace_reader import TraceDir
 from ..trace.parquet_io import write_json, write_table
@@ -98,25 +99,24 @@ def sample_stage(wl: str, trace_dir, hw: dict, inter_path, regions_path, ipc_tol
 
 
 def run_sampled_rows(tr: TraceDir, res, policy: TBPointPolicy) -> pd.DataFrame:
-    """Per-launch table of a finished TBPoint run (Table 4 accounting and
-    predicted cache traffic)."""
-    sim_rows = {int(r["launch"]): r for r in res.launches.to_dict("records")}
-    out = []
-    for L in tr.launches.sort_values("launch").to_dict("records"):
-        lid = int(L["launch"])
-        r = sim_rows.get(lid)
-        rep = lid if r is not None else policy.representative_of(lid)
-        src = sim_rows[rep]
-        scale = float(L["warp_instrs"]) / max(1, src["warp_instrs"])
-        out.append({"launch": lid, "kernel": L["kernel"], "simulated": r is not None, "representative": rep,
-                    "simulated_cycles": int(r["cycles"]) if r else 0,
-                    "simulated_warp_instrs": int(r["warp_instrs"]) if r else 0,
-                    "skipped_inter": 0 if r else int(L["warp_instrs"]),
-                    "skipped_intra": int(r["skipped_warp_instrs"]) if r else 0,
-                    "total_warp_instrs": int(L["warp_instrs"]),
-                    "predicted_cycles": float(policy.predict(L, r)),
-                    **{c: src[c] * scale for c in ("l1_accesses", "l1_misses", "l2_accesses", "l2_misses")}})
-    return pd.DataFrame(out)
+    """Per-launch table of a finished TBPoint run: the Table 4 accounting of
+    :func:`~pipeline_lib.sim.sampling.sampled_rows`, the skipped
+    instructions split between inter- and intra-launch sampling, and cache
+    traffic predicted from the launch (or its representative) scaled to the
+    launch's instructions."""
+    t = sampled_rows(tr.launches, res.launches, policy)
+    L = tr.launches.sort_values("launch", ignore_index=True)
+    sim = res.launches.set_index("launch")
+    t.insert(1, "kernel", L["kernel"].to_numpy())
+    t.insert(3, "representative", [policy.representative_of(lid) for lid in t["launch"]])
+    skipped = t.pop("skipped_warp_instrs")
+    t.insert(6, "skipped_inter", np.where(t["simulated"], 0, skipped))
+    t.insert(7, "skipped_intra", np.where(t["simulated"], skipped, 0))
+    src = sim.loc[t["representative"]]
+    scale = t["total_warp_instrs"].to_numpy(float) / np.maximum(1, src["warp_instrs"].to_numpy())
+    for c in ("l1_accesses", "l1_misses", "l2_accesses", "l2_misses"):
+        t[c] = src[c].to_numpy() * scale
+    return t
 
 
 def summarize_sampled(rows: pd.DataFrame) -> dict:
@@ -169,8 +169,7 @@ def validation_table(items: list[dict]) -> pd.DataFrame:
     for it in items:
         full_ipc = it["full"]["ipc"]
         L = it["full_launches"]
-        full_l1 = L["l1_misses"].sum() / max(1, L["l1_accesses"].sum())
-        full_l2 = L["l2_misses"].sum() / max(1, L["l2_accesses"].sum())
+        full_l1, full_l2 = _rate(L, "l1"), _rate(L, "l2")
         tb, b = it["tbpoint"], it["baselines"]
         rnd, sp = b[b["method"] == "random"], b[b["method"] == "ideal_simpoint"].iloc[0]
         rnd_err = (rnd["ipc"] - full_ipc).abs() / full_ipc

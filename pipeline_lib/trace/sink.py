@@ -12,6 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..ptx import isa
+from ..stats import cov
 from ..ptx.device import LaunchInfo, TraceChunk
 from . import schema
 from .parquet_io import AtomicParquetWriter, write_table
@@ -19,9 +20,6 @@ from .parquet_io import AtomicParquetWriter, write_table
 
 def _launch_row(info: LaunchInfo) -> dict:
     bs = info.block_stats
-    sizes = bs[:, 0].astype(np.float64)
-    mean = sizes.mean() if len(sizes) else 0.0
-    cov = float(sizes.std() / mean) if mean > 0 else 0.0
     return {
         "launch": info.launch_index, "kernel": info.kernel,
         "grid_x": info.grid[0], "grid_y": info.grid[1], "grid_z": info.grid[2],
@@ -32,7 +30,7 @@ def _launch_row(info: LaunchInfo) -> dict:
         "thread_instrs": int(bs[:, 0].sum()), "warp_instrs": int(bs[:, 1].sum()),
         "mem_requests": int(bs[:, 2].sum() + bs[:, 3].sum()),
         "global_requests": int(bs[:, 2].sum()), "local_requests": int(bs[:, 3].sum()),
-        "shared_instrs": int(bs[:, 4].sum()), "tb_size_cov": cov,
+        "shared_instrs": int(bs[:, 4].sum()), "tb_size_cov": cov(bs[:, 0]),
     }
 
 
