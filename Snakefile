@@ -28,3 +28,6 @@ rule all:
         expand(f"{RESULTS}/traces/{{wl}}/check.json", wl=WORKLOADS),
         expand(f"{RESULTS}/sim/{{wl}}/{{hw}}/{{t}}", wl=WORKLOADS, hw=HARDWARE, t=["summary.json", "power.parquet"]),
         expand(f"{RESULTS}/tbpoint/{{hw}}/summary.md", hw=TBP_HARDWARE),
+        f"{RESULTS}/tbpoint/markov/fig7.parquet",
+        f"{RESULTS}/tbpoint/kernel_types/kernel_types.parquet",
+        [f"{RESULTS}/tbpoint/sensitivity/summary.md"] if TBP_SENSITIVITY else [],

@@ -22,6 +22,7 @@ rule simulate:
     output:
         tables=[f"{RESULTS}/sim/{{wl}}/{{hw}}/{t}.parquet" for t in SIM_TABLES],
         summary=f"{RESULTS}/sim/{{wl}}/{{hw}}/summary.json",
+        host_time=f"{RESULTS}/sim/{{wl}}/{{hw}}/host_time.json",
     params:
         hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
         unit_warp_instrs=CONFIG["simulate"]["unit_warp_instrs"],

@@ -1,13 +1,22 @@
 # TBPoint (docs/tbpoint.md): launch features and inter-launch clusters
 # (hardware-independent), epochs and homogeneous regions (depend only on the
 # occupancy fields of the hardware), sampled simulation, the Random and
-# Ideal-SimPoint baselines on the full simulation's units, and validation.
+# Ideal-SimPoint baselines on the full simulation's units, validation, the
+# occupancy study (Figs. 15, 16), the eq. 7 Monte Carlo study (Fig. 7) and
+# the kernel types (Fig. 10).
 from pipeline_lib.sim.hardware import OCCUPANCY_FIELDS
 from pipeline_lib.versions import TBPOINT_VERSION
+from pipeline_lib.workloads.registry_info import KINDS
 
 TBP = CONFIG["tbpoint"]
 TBP_HARDWARE = sorted(TBP["hardware"])
+TBP_SENSITIVITY = list(TBP["sensitivity"])
 TBP_DIR = f"{RESULTS}/tbpoint"
+for _name in TBP_SENSITIVITY:   # a bad variant name fails before any job runs
+    _hw(_name)
+_unknown_plot = [w for w in TBP["kernel_types"]["plot"] if w not in CONFIG["workloads"]]
+if _unknown_plot:
+    raise ValueError(f"config: tbpoint.kernel_types.plot names {', '.join(_unknown_plot)}, which workloads lacks")
 _missing = [h for h in TBP_HARDWARE if h not in HARDWARE]
 if _missing:
     raise ValueError(f"config: tbpoint.hardware names {', '.join(_missing)}, which simulate.hardware lacks "
@@ -57,6 +66,7 @@ rule tbpoint_sample:
     output:
         table=f"{TBP_DIR}/{{wl}}/{{hw}}/sampled.parquet",
         summary=f"{TBP_DIR}/{{wl}}/{{hw}}/sampled.json",
+        host_time=f"{TBP_DIR}/{{wl}}/{{hw}}/host_time.json",
     params:
         hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
         inter=TBP["inter"],
@@ -94,9 +104,13 @@ rule tbpoint_validate:
         launches=expand(f"{RESULTS}/sim/{{wl}}/{{{{hw}}}}/launches.parquet", wl=WORKLOADS),
         sampled=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/sampled.json", wl=WORKLOADS),
         baselines=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/baselines.parquet", wl=WORKLOADS),
+        full_host=expand(f"{RESULTS}/sim/{{wl}}/{{{{hw}}}}/host_time.json", wl=WORKLOADS),
+        sampled_host=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/host_time.json", wl=WORKLOADS),
     output:
         table=f"{TBP_DIR}/{{hw}}/validation.parquet",
         summary=f"{TBP_DIR}/{{hw}}/summary.md",
+        host_table=f"{TBP_DIR}/{{hw}}/host_time.parquet",
+        host_summary=f"{TBP_DIR}/{{hw}}/host_time.md",
         figures=[f"{TBP_DIR}/{{hw}}/{f}.png" for f in
                  ("fig11_ipc", "fig12_sample_size", "fig13_skipped_split", "fig14_miss_rate_error")],
     params:
@@ -106,3 +120,53 @@ rule tbpoint_validate:
         f"{RESULTS}/logs/tbpoint_validate/{{hw}}.log",
     script:
         "../scripts/tbpoint_validate.py"
+
+
+rule tbpoint_sensitivity:
+    input:
+        full=[f"{RESULTS}/sim/{wl}/{hw}/summary.json" for hw in TBP_SENSITIVITY for wl in WORKLOADS],
+        sampled=[f"{TBP_DIR}/{wl}/{hw}/sampled.json" for hw in TBP_SENSITIVITY for wl in WORKLOADS],
+    output:
+        table=f"{TBP_DIR}/sensitivity/sensitivity.parquet",
+        summary=f"{TBP_DIR}/sensitivity/summary.md",
+        figures=[f"{TBP_DIR}/sensitivity/{f}.png" for f in ("fig15_error_by_config", "fig16_sample_size_by_config")],
+    params:
+        workloads=[wl for hw in TBP_SENSITIVITY for wl in WORKLOADS],
+        hardware=[hardware_slice(_hw(hw), ["name"] + OCCUPANCY_FIELDS) for hw in TBP_SENSITIVITY for wl in WORKLOADS],
+        code_version=TBPOINT_VERSION,
+    log:
+        f"{RESULTS}/logs/tbpoint_sensitivity.log",
+    script:
+        "../scripts/tbpoint_sensitivity.py"
+
+
+rule tbpoint_markov:
+    output:
+        table=f"{TBP_DIR}/markov/fig7.parquet",
+        figure=f"{TBP_DIR}/markov/fig7_ipc_variation.png",
+    params:
+        markov=TBP["markov"],
+        code_version=TBPOINT_VERSION,
+    log:
+        f"{RESULTS}/logs/tbpoint_markov.log",
+    script:
+        "../scripts/tbpoint_markov.py"
+
+
+rule tbpoint_kernel_types:
+    input:
+        checks=expand(f"{RESULTS}/traces/{{wl}}/check.json", wl=WORKLOADS),
+        blocks=expand(f"{RESULTS}/traces/{{wl}}/blocks.parquet", wl=WORKLOADS),
+    output:
+        table=f"{TBP_DIR}/kernel_types/kernel_types.parquet",
+        figure=f"{TBP_DIR}/kernel_types/fig10_kernel_types.png",
+    params:
+        workloads=WORKLOADS,
+        declared=[KINDS[CONFIG["workloads"][wl]["benchmark"]] for wl in WORKLOADS],
+        plot=TBP["kernel_types"]["plot"],
+        max_cov=TBP["kernel_types"]["max_cov"],
+        code_version=TBPOINT_VERSION,
+    log:
+        f"{RESULTS}/logs/tbpoint_kernel_types.log",
+    script:
+        "../scripts/tbpoint_kernel_types.py"

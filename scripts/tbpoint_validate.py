@@ -13,4 +13,7 @@ with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
               "tbpoint": json.loads(Path(s).read_text()), "baselines": pd.read_parquet(b)}
              for wl, f, L, s, b in zip(sm.params.workloads, sm.input.full, sm.input.launches, sm.input.sampled,
                                        sm.input.baselines)]
-    validate_stage(sm.wildcards.hw, items, sm.output.table, sm.output.summary, Path(sm.output.figures[0]).parent)
+    times = [{"workload": wl, "full": json.loads(Path(f).read_text()), "tbpoint": json.loads(Path(s).read_text())}
+             for wl, f, s in zip(sm.params.workloads, sm.input.full_host, sm.input.sampled_host)]
+    validate_stage(sm.wildcards.hw, items, sm.output.table, sm.output.summary, Path(sm.output.figures[0]).parent,
+                   times, sm.output.host_table, sm.output.host_summary)

@@ -3,7 +3,7 @@ import pytest
 import yaml
 
 from pipeline_lib.sim import HardwareError, dram_bandwidth_gbs, load_hardware, occupancy
-from pipeline_lib.sim.hardware import HARDWARE_DIR
+from pipeline_lib.sim.hardware import HARDWARE_DIR, variant_name
 
 
 def test_tbpoint_fermi_matches_table5():
@@ -72,3 +72,36 @@ def test_occupancy_limits():
     assert occupancy(hw, 48, 8, 0)["sm_occupancy"] == 8                # 2 warps per block
     with pytest.raises(HardwareError, match="does not fit"):
         occupancy(hw, 1024, 64, 0)
+
+
+def test_variant_names_compose_fields_of_a_base_file():
+    base = load_hardware("tbpoint-fermi")
+    v = load_hardware("tbpoint-fermi-sm7-w24")
+    assert v["name"] == "tbpoint-fermi-sm7-w24" and v["cores"] == 7
+    assert v["sm_limits"]["warps"] == 24 and v["sm_limits"]["threads"] == 24 * 32
+    # everything else is the base's
+    assert {k: x for k, x in v.items() if k not in ("name", "cores", "sm_limits")} == \
+        {k: x for k, x in base.items() if k not in ("name", "cores", "sm_limits")}
+    # fewer warps per SM lowers the occupancy of a 256-thread block: 6 -> 3 blocks per SM
+    assert occupancy(base, 256, 16, 0)["system_occupancy"] == 6 * 14
+    assert occupancy(v, 256, 16, 0)["system_occupancy"] == 3 * 7
+    m = load_hardware("gpumech-baseline-cc700-mc900-mshr8")
+    assert (m["core_clock_mhz"], m["dram"]["clock_mhz"], m["l1"]["mshrs"]) == (700, 900, 8)
+    assert variant_name("gpumech-baseline", mshr=8, cc=700, mc=900) == "gpumech-baseline-cc700-mc900-mshr8"
+    g = load_hardware("gpumech-baseline-gto-w16")
+    assert (g["scheduler"], g["sm_limits"]["warps"]) == ("gto", 16)
+    assert variant_name("gpumech-baseline", w=16, sched="gto") == "gpumech-baseline-gto-w16"
+
+
+@pytest.mark.parametrize("name, message", [
+    ("tbpoint-fermi-w24-sm7", "in the order .*'tbpoint-fermi-sm7-w24'"),
+    ("tbpoint-fermi-x3", "'x3' is not a variant suffix"),
+    ("tbpoint-fermi-sm2-sm3", "'sm' given twice"),
+    ("tbpoint-fermi-w16-gto", "in the order .*'tbpoint-fermi-gto-w16'"),
+    ("tbpoint-fermi-gto-rr", "scheduler given twice"),
+    ("tbpoint-fermi-sm0", "invalid field 'cores'"),
+    ("nothing-sm2", "no hardware configuration"),
+])
+def test_bad_variant_names_are_explained(name, message):
+    with pytest.raises(HardwareError, match=message):
+        load_hardware(name)

@@ -318,3 +318,57 @@ def test_ideal_simpoint_finds_phases_and_weights():
     assert e["cpi"] == pytest.approx(true)
     # deterministic
     assert IdealSimPoint(max_k=6, seed=1).fit(u).points_.tolist() == sp.points_.tolist()
+
+
+# --- Fig. 10, Figs. 15-16, Fig. 7 and host-time outputs -------------------------------------------------------------
+def _sized_blocks(sizes_per_launch):
+    return pd.DataFrame([{"launch": l, "block": i, "thread_instrs": s}
+                         for l, sizes in enumerate(sizes_per_launch) for i, s in enumerate(sizes)])
+
+
+def test_kernel_types_classify_by_block_size_variation(tmp_path):
+    from pipeline_lib.tbpoint.kernel_types import block_size_cov, classify, kernel_types_stage
+    # launches of different sizes but equal blocks inside each: regular (CoV 0 in every launch)
+    regular = _sized_blocks([[100] * 8, [300] * 4])
+    # CoV of [50, 150] is 0.5 in one launch of 2 blocks, 0 in a launch of 6: block-weighted 0.5 * 2 / 8
+    irregular = _sized_blocks([[50, 150], [100] * 6])
+    assert block_size_cov(regular) == 0.0
+    assert block_size_cov(irregular) == pytest.approx(0.125)
+    assert classify(regular) == "regular" and classify(irregular) == "irregular"
+    assert classify(irregular, max_cov=0.2) == "regular"
+    t = kernel_types_stage({"a": regular, "b": irregular}, {"a": "regular", "b": "irregular"}, ["a", "b"], 0.1,
+                           tmp_path / "k.parquet", tmp_path / "fig10.png")
+    assert t["measured"].tolist() == ["regular", "irregular"]
+    assert (tmp_path / "fig10.png").stat().st_size > 0
+
+
+def test_sensitivity_table_labels_configurations_and_errors(tmp_path):
+    from pipeline_lib.sim import load_hardware
+    from pipeline_lib.tbpoint.sensitivity import sensitivity_stage
+    hw = [load_hardware("tbpoint-fermi"), load_hardware("tbpoint-fermi-sm7-w24")]
+    items = [{"workload": wl, "hardware": h, "full": {"ipc": 2.0}, "tbpoint": {"ipc": ipc, "sample_size": 0.1}}
+             for h, ipc in zip(hw, (2.2, 1.5)) for wl in ("x", "y")]
+    t = sensitivity_stage(items, tmp_path / "s.parquet", tmp_path / "s.md", tmp_path)
+    assert t["label"].tolist() == ["W48 S14"] * 2 + ["W24 S7"] * 2
+    assert t["tbpoint_error"].tolist() == pytest.approx([0.1, 0.1, 0.25, 0.25])
+    md = (tmp_path / "s.md").read_text()
+    assert "| tbpoint-fermi-sm7-w24 | W24 S7 | 25.00 | 25.00 | 10.00 |" in md
+
+
+def test_markov_stage_writes_fig7_and_rejects_fractional_warps(tmp_path):
+    from pipeline_lib.tbpoint.run import markov_stage
+    t = markov_stage([[0.05, 100, 4], [0.1, 400, 8]], 2000, 0, tmp_path / "m.parquet", tmp_path / "m.png")
+    assert t["case"].tolist() == ["p0.05M100N4", "p0.1M400N8"]
+    assert (t["within_10pct"] > 0.95).all()    # Lemma 1
+    assert pd.read_parquet(tmp_path / "m.parquet")["N"].tolist() == [4, 8]
+    with pytest.raises(ValueError, match="whole number of warps"):
+        markov_stage([[0.05, 100, 4.5]], 10, 0, tmp_path / "m.parquet", tmp_path / "m.png")
+
+
+def test_host_time_speedup_is_full_over_sampled():
+    from pipeline_lib.tbpoint.run import host_time_table
+    t = host_time_table([{"workload": "b", "full": {"simulation_s": 8.0, "job_s": 9.0},
+                          "tbpoint": {"simulation_s": 2.0, "job_s": 3.0}},
+                         {"workload": "a", "full": {"simulation_s": 1.0, "job_s": 2.0},
+                          "tbpoint": {"simulation_s": 1.0, "job_s": 2.0}}])
+    assert t["workload"].tolist() == ["a", "b"] and t["speedup"].tolist() == [1.0, 4.0]

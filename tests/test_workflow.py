@@ -19,11 +19,16 @@ TINY = {
         "red": {"benchmark": "reduction", "size": "small", "seed": 1, "params": {"elements": 4096, "blocks": 2}},
         "bfs-road": {"benchmark": "bfs", "size": "small", "seed": 2, "params": {"graph": "road", "rows": 8, "cols": 8}},
     },
-    # validated on the configuration the rerun tests change
-    "tbpoint": {"hardware": ["gpumech-baseline"], "random": {"draws": 5}},
+    # validated on the configuration the rerun tests change, and on a variant of it
+    "tbpoint": {"hardware": ["gpumech-baseline"], "random": {"draws": 5},
+                "sensitivity": ["gpumech-baseline", "gpumech-baseline-sm2"],
+                "markov": {"cases": [[0.05, 100, 4]], "samples": 500},
+                "kernel_types": {"plot": ["red", "bfs-road"]}},
 }
 TBP_PER_WL = {"tbpoint_inter_launch", "tbpoint_regions", "tbpoint_sample", "tbpoint_baselines"}
-ALL_RULES = {"trace", "simulate", "power", *TBP_PER_WL, "tbpoint_validate", "all"}
+TBP_SUMMARIES = {"tbpoint_validate", "tbpoint_sensitivity", "tbpoint_kernel_types", "tbpoint_markov"}
+ALL_RULES = {"trace", "simulate", "power", *TBP_PER_WL, *TBP_SUMMARIES, "all"}
+VARIANT = "gpumech-baseline-sm2"
 
 
 def _write(path, cfg):
@@ -61,8 +66,12 @@ def test_dag_has_one_trace_job_per_workload(tmp_path):
     assert sorted(w["wl"] for w in jobs["trace"]) == sorted(TINY["workloads"])
     assert set(jobs) == ALL_RULES
     hws = ["gpumech-baseline", "tbpoint-fermi"]
-    for rule in ("simulate", "power"):
-        assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == sorted((wl, hw) for wl in TINY["workloads"] for hw in hws)
+    assert sorted((w["wl"], w["hw"]) for w in jobs["power"]) == sorted((wl, hw) for wl in TINY["workloads"] for hw in hws)
+    # the occupancy study's variant is simulated too (no power: not in simulate.hardware)
+    assert sorted((w["wl"], w["hw"]) for w in jobs["simulate"]) == \
+        sorted((wl, hw) for wl in TINY["workloads"] for hw in hws + [VARIANT])
+    assert params[("simulate", "hist", VARIANT)]["hw"]["cores"] == 2
+    assert params[("simulate", "hist", VARIANT)]["hw"]["name"] == VARIANT
     # the trace stage receives no hardware parameters
     for key, p in params.items():
         if isinstance(key, str):
@@ -77,8 +86,11 @@ def test_dag_has_one_trace_job_per_workload(tmp_path):
     assert "hw" not in params[("tbpoint_inter_launch", "hist", None)]
     assert set(params[("tbpoint_regions", "hist", "gpumech-baseline")]["hw"]) == {"cores", "warp_size", "sm_limits"}
     assert sorted(w["wl"] for w in jobs["tbpoint_inter_launch"]) == sorted(TINY["workloads"])
-    for rule in ("tbpoint_regions", "tbpoint_sample", "tbpoint_baselines"):
-        assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == sorted((wl, "gpumech-baseline") for wl in TINY["workloads"])
+    assert sorted((w["wl"], w["hw"]) for w in jobs["tbpoint_baselines"]) == \
+        sorted((wl, "gpumech-baseline") for wl in TINY["workloads"])
+    for rule in ("tbpoint_regions", "tbpoint_sample"):
+        assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == \
+            sorted((wl, hw) for wl in TINY["workloads"] for hw in ("gpumech-baseline", VARIANT))
     assert jobs["tbpoint_validate"] == [{"hw": "gpumech-baseline"}]
 
 
@@ -143,7 +155,7 @@ def test_changing_one_workload_reruns_only_its_trace(ran, tmp_path):
     cfg2 = _write(tmp_path / "c2.yaml", changed)
     jobs, _ = build_dag(d, cfg2)
     assert [w["wl"] for w in jobs["trace"]] == ["red"]
-    assert set(jobs) == ALL_RULES
+    assert set(jobs) == ALL_RULES - {"tbpoint_markov"}
     assert all(w["wl"] == "red" for r in ("simulate", "power", *TBP_PER_WL) for w in jobs[r])
 
 
@@ -152,10 +164,15 @@ def test_changing_a_timing_field_reruns_only_that_hardwares_simulations(ran, tmp
     cfg2 = _write(tmp_path / "c2.yaml", _with_hw(d, "hw-mshr", lambda hw: hw["l1"].update(mshrs=16)))
     jobs, _ = build_dag(d, cfg2)
     # no trace, no launch clustering, and (occupancy unchanged) no epoch clustering
-    assert set(jobs) == {"simulate", "power", "tbpoint_sample", "tbpoint_baselines", "tbpoint_validate", "all"}
+    assert set(jobs) == {"simulate", "power", "tbpoint_sample", "tbpoint_baselines", "tbpoint_validate",
+                         "tbpoint_sensitivity", "all"}
     expected = sorted((wl, "gpumech-baseline") for wl in TINY["workloads"])
-    for rule in ("simulate", "power", "tbpoint_sample", "tbpoint_baselines"):
+    for rule in ("power", "tbpoint_baselines"):
         assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == expected
+    # the variant inherits the change; tbpoint-fermi does not rerun
+    for rule in ("simulate", "tbpoint_sample"):
+        assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == \
+            sorted((wl, hw) for wl in TINY["workloads"] for hw in ("gpumech-baseline", VARIANT))
 
 
 def test_changing_occupancy_reruns_epoch_clustering_but_not_launch_clustering(ran, tmp_path):
@@ -163,7 +180,9 @@ def test_changing_occupancy_reruns_epoch_clustering_but_not_launch_clustering(ra
     cfg2 = _write(tmp_path / "c2.yaml", _with_hw(d, "hw-warps", lambda hw: hw["sm_limits"].update(blocks=2)))
     jobs, _ = build_dag(d, cfg2)
     assert "tbpoint_regions" in jobs and "trace" not in jobs and "tbpoint_inter_launch" not in jobs
-    assert sorted(w["wl"] for w in jobs["tbpoint_regions"]) == sorted(TINY["workloads"])
+    assert sorted((w["wl"], w["hw"]) for w in jobs["tbpoint_regions"]) == \
+        sorted((wl, hw) for wl in TINY["workloads"] for hw in ("gpumech-baseline", VARIANT))
+    assert "tbpoint_kernel_types" not in jobs and "tbpoint_markov" not in jobs
 
 
 def test_changing_the_voltage_table_reruns_only_power(ran, tmp_path):
@@ -184,6 +203,19 @@ def test_tbpoint_outputs_of_end_to_end_run(ran):
     for f in ("fig11_ipc", "fig12_sample_size", "fig13_skipped_split", "fig14_miss_rate_error"):
         assert (out / "gpumech-baseline" / f"{f}.png").stat().st_size > 0
     assert "Geometric means" in (out / "gpumech-baseline" / "summary.md").read_text()
+    h = pd.read_parquet(out / "gpumech-baseline" / "host_time.parquet")
+    assert sorted(h["workload"]) == sorted(TINY["workloads"]) and (h["full_s"] > 0).all()
+    s = pd.read_parquet(out / "sensitivity" / "sensitivity.parquet")
+    assert sorted(set(zip(s["hardware"], s["label"], s["sms"]))) == \
+        [("gpumech-baseline", "W32 S16", 16), (VARIANT, "W32 S2", 2)]
+    assert len(s) == 2 * len(TINY["workloads"]) and (s["tbpoint_ipc"] > 0).all()
+    for f in ("fig15_error_by_config", "fig16_sample_size_by_config"):
+        assert (out / "sensitivity" / f"{f}.png").stat().st_size > 0
+    k = pd.read_parquet(out / "kernel_types" / "kernel_types.parquet").set_index("workload")
+    assert k.loc["red", "declared"] == "regular" and k.loc["bfs-road", "declared"] == "irregular"
+    assert (out / "kernel_types" / "fig10_kernel_types.png").stat().st_size > 0
+    m = pd.read_parquet(out / "markov" / "fig7.parquet")
+    assert m["case"].tolist() == ["p0.05M100N4"] and m["samples"].tolist() == [500]
 
 
 def test_simulation_outputs_of_end_to_end_run(ran):

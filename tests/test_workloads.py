@@ -6,7 +6,7 @@ import pytest
 from pipeline_lib.ptx import Device
 from pipeline_lib.workloads import REGISTRY, CheckError, get
 from pipeline_lib.workloads.base import WORKLOAD_DIR
-from pipeline_lib.workloads.registry_info import SIZES
+from pipeline_lib.workloads.registry_info import KINDS, SIZES
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))
@@ -51,7 +51,7 @@ def test_check_detects_a_wrong_result(name):
 
 
 def test_registry_info_matches_drivers():
-    assert set(SIZES) == set(REGISTRY)
+    assert set(SIZES) == set(REGISTRY) == set(KINDS)
     for name, cls in REGISTRY.items():
         assert {s: sorted(p) for s, p in cls.sizes.items()} == SIZES[name]
 

@@ -7,6 +7,7 @@ plain nested dict so that rules can pass exactly the slice they use through
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
@@ -67,14 +68,97 @@ def _validate(cfg: dict, source: str) -> dict:
     return cfg
 
 
+#: Variant suffixes: ``<base>-<key><integer>[-<key><integer>...]`` names the
+#: base configuration with these fields replaced, e.g. ``tbpoint-fermi-sm7-w24``
+#: (7 SMs, 24 resident warps per SM); the scheduler is a bare ``-rr`` or
+#: ``-gto``.  Keys appear in this order, so that one configuration has one
+#: name.
+VARIANT_FIELDS = {
+    "sched": (("scheduler",), "warp scheduler, written -rr or -gto"),
+    "sm": (("cores",), "SM count"),
+    "w": (("sm_limits", "warps"), "resident warps per SM; sm_limits.threads becomes warps x warp_size"),
+    "cc": (("core_clock_mhz",), "core clock, MHz"),
+    "mc": (("dram", "clock_mhz"), "DRAM clock, MHz"),
+    "mshr": (("l1", "mshrs"), "L1 MSHRs per SM"),
+}
+_VARIANT_TOKEN = re.compile(r"^([a-z]+?)(\d+)$")
+SCHEDULERS = ("rr", "gto")
+
+
+def variant_name(base: str, **fields: int) -> str:
+    """The composable name of ``base`` with ``fields`` (keys of :data:`VARIANT_FIELDS`) replaced."""
+    unknown = sorted(set(fields) - set(VARIANT_FIELDS))
+    if unknown:
+        raise HardwareError(f"unknown hardware variant key {unknown[0]!r} (known: {', '.join(VARIANT_FIELDS)})")
+    if "sched" in fields and fields["sched"] not in SCHEDULERS:
+        raise HardwareError(f"unknown scheduler {fields['sched']!r} (known: {', '.join(SCHEDULERS)})")
+    return "-".join([base] + [fields[k] if k == "sched" else f"{k}{int(fields[k])}"
+                              for k in VARIANT_FIELDS if k in fields])
+
+
+def _split_variant(stem: str, folder: Path) -> tuple[str, dict]:
+    """Base name and variant fields of ``stem``; the base is the longest
+    prefix of dash-separated tokens that names a file in ``folder``."""
+    tokens = stem.split("-")
+    for i in range(len(tokens) - 1, 0, -1):
+        base = "-".join(tokens[:i])
+        if not (folder / f"{base}.yaml").exists():
+            continue
+        fields = {}
+        for tok in tokens[i:]:
+            if tok in SCHEDULERS:
+                if "sched" in fields:
+                    raise HardwareError(f"hardware name {stem!r}: the scheduler given twice")
+                fields["sched"] = tok
+                continue
+            m = _VARIANT_TOKEN.match(tok)
+            if not m or m.group(1) not in VARIANT_FIELDS or m.group(1) == "sched":
+                raise HardwareError(f"hardware name {stem!r}: {tok!r} is not a variant suffix rr, gto or "
+                                    f"<key><integer> (keys: "
+                                    f"{', '.join(f'{k} = {d}' for k, (_, d) in VARIANT_FIELDS.items() if k != 'sched')})")
+            if m.group(1) in fields:
+                raise HardwareError(f"hardware name {stem!r}: {m.group(1)!r} given twice")
+            fields[m.group(1)] = int(m.group(2))
+        canonical = variant_name(base, **fields)
+        if canonical != stem:
+            raise HardwareError(f"hardware name {stem!r}: write the variant keys in the order "
+                                f"rr/gto, {', '.join(k for k in VARIANT_FIELDS if k != 'sched')}: {canonical!r}")
+        return base, fields
+    return "", {}
+
+
+def _apply_variant(cfg: dict, fields: dict) -> dict:
+    import copy
+
+    cfg = copy.deepcopy(cfg)
+    for key, value in fields.items():
+        path = VARIANT_FIELDS[key][0]
+        node = cfg
+        for part in path[:-1]:
+            node = node[part]
+        node[path[-1]] = value
+        if key == "w":
+            cfg["sm_limits"]["threads"] = value * cfg["warp_size"]
+    return cfg
+
+
 def load_hardware(name_or_path) -> dict:
-    """Load and validate a configuration by name (``config/hardware/<name>.yaml``) or path."""
+    """Load and validate a configuration by name (``config/hardware/<name>.yaml``)
+    or path.  A name that is not a file may be a variant of one
+    (:data:`VARIANT_FIELDS`): the base file with those fields replaced,
+    validated again and named by the full name."""
     p = Path(name_or_path)
     if p.suffix not in (".yaml", ".yml"):
         p = HARDWARE_DIR / f"{name_or_path}.yaml"
+    variant = {}
     if not p.exists():
-        known = sorted(x.stem for x in p.parent.glob("*.yaml") if x.stem != "schema")
-        raise HardwareError(f"no hardware configuration {str(p)!r} (known in {p.parent}: {', '.join(known)})")
+        base, variant = _split_variant(p.stem, p.parent)
+        if not base:
+            known = sorted(x.stem for x in p.parent.glob("*.yaml") if x.stem != "schema")
+            raise HardwareError(f"no hardware configuration {str(p)!r} (known in {p.parent}: {', '.join(known)}; "
+                                f"variants: <name>[-rr|-gto][-<key><integer>...], keys "
+                                f"{', '.join(k for k in VARIANT_FIELDS if k != 'sched')})")
+        p = p.parent / f"{base}.yaml"
     try:
         cfg = yaml.safe_load(p.read_text())
     except yaml.YAMLError as e:
@@ -82,6 +166,9 @@ def load_hardware(name_or_path) -> dict:
     cfg = _validate(cfg if isinstance(cfg, dict) else {}, str(p))
     if cfg["name"] != p.stem:
         raise HardwareError(f"{p}: invalid field 'name': '{cfg['name']}' differs from the file name '{p.stem}'")
+    if variant:
+        name = variant_name(p.stem, **variant)
+        cfg = _validate({**_apply_variant(cfg, variant), "name": name}, f"{p} as variant {name}")
     return cfg
 
 

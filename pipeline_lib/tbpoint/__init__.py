@@ -8,5 +8,11 @@ chapter 3).
 - :mod:`.policy`: sampling inside the simulator (3.4.4, Table 4);
 - :mod:`.markov`: the Markov-chain model of a homogeneous interval (3.4.1,
   eq. 7, Fig. 7);
-- :mod:`.clustering`: the threshold clustering both levels share.
+- :mod:`.clustering`: the threshold clustering both levels share;
+- :mod:`.baselines`: Random and Ideal-SimPoint (3.5.1);
+- :mod:`.run`: the rules' entry points, validation tables and summaries
+  (3.5.2), the Fig. 7 study and host time;
+- :mod:`.sensitivity`: errors and sample sizes over occupancy (3.5.3,
+  Figs. 15, 16); :mod:`.kernel_types`: regular and irregular kernels (Fig. 10);
+  :mod:`.figures`: the PNG figures.
 """

@@ -3,6 +3,7 @@ docs/tbpoint.md).  Scripts are thin wrappers around these."""
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -11,13 +12,16 @@ import pyarrow as pa
 
 from .. import __version__
 from ..sim.output import to_table
+from ..sim.run import write_host_time
 from ..sim.sampling import sampled_rows
 from ..sim.simulator import Simulator
 from ..sim.trace_reader import TraceDir
 from ..trace.parquet_io import write_json, write_table
 from ..versions import TBPOINT_VERSION
 from .baselines import IdealSimPoint, estimate, random_sampling
+from .figures import bar_chart, deviation_cdf
 from .inter_launch import FEATURES, InterLaunchSampler, launch_features
+from .markov import figure7_table, ipc_variation
 from .policy import TBPointPolicy
 from .regions import workload_regions
 
@@ -81,8 +85,10 @@ def regions_stage(wl: str, trace_dir, hw: dict, hw_name: str, sigma: float, max_
 
 
 def sample_stage(wl: str, trace_dir, hw: dict, inter_path, regions_path, ipc_tolerance: float, out,
-                 summary_out, progress_s: float = 0.0) -> dict:
-    """TBPoint sampled simulation of one workload: the per-launch table and a summary."""
+                 summary_out, host_time_out, progress_s: float = 0.0) -> dict:
+    """TBPoint sampled simulation of one workload: the per-launch table, a
+    summary and the host time (a file of its own, see simulate_workload)."""
+    t0 = time.perf_counter()
     tr = TraceDir(trace_dir)
     inter = pd.read_parquet(inter_path) if inter_path else None
     regions = pd.read_parquet(regions_path) if regions_path else None
@@ -93,6 +99,7 @@ def sample_stage(wl: str, trace_dir, hw: dict, inter_path, regions_path, ipc_tol
     _write(rows, SAMPLED, "tbpoint_sampled", out, workload=wl, hardware=hw["name"])
     s = summarize_sampled(rows)
     write_json({"workload": wl, "hardware": hw["name"], **s}, summary_out)
+    write_host_time(host_time_out, res.info["host_seconds"], time.perf_counter() - t0)
     print(f"{wl} on {hw['name']}: TBPoint IPC {s['ipc']:.4f}, sample size {100 * s['sample_size']:.2f}%",
           file=sys.stderr)
     return s
@@ -154,6 +161,44 @@ def baselines_stage(wl: str, units_path, hw_name: str, random_cfg: dict, simpoin
     return t
 
 
+MARKOV = [("case", STR, "p<p>M<M>N<N> (Fig. 7 legend)"), ("p", F64, "stall probability per cycle"),
+          ("M", F64, "mean stall cycles"), ("N", I32, "warps"),
+          ("ipc_at_mean_M", F64, "eq. 7 IPC with every M_x = M"), ("ipc_mean", F64, "Monte Carlo mean"),
+          ("ipc_std", F64, ""), ("ipc_p2_5", F64, ""), ("ipc_p97_5", F64, ""),
+          ("max_rel_deviation", F64, "largest |IPC - mean| / mean"),
+          ("within_10pct", F64, "share of samples within 10% of the mean (Lemma 1: above 0.95)"),
+          ("samples", I32, "")]
+
+
+def markov_stage(cases, samples: int, seed: int, out_table, out_figure) -> pd.DataFrame:
+    """Fig. 7: the eq. 7 Monte Carlo study as a table and a deviation CDF."""
+    bad = [c for c in cases if float(c[2]) != int(c[2])]
+    if bad:
+        raise ValueError(f"tbpoint.markov.cases: N (the third value) must be a whole number of warps, got {bad[0]}")
+    cases = [(float(p), float(m), int(n)) for p, m, n in cases]
+    t = figure7_table(cases, samples, seed)
+    _write(t, MARKOV, "markov_fig7", out_table, samples=samples, seed=seed)
+    deviation_cdf({r["case"]: ipc_variation(r["p"], r["M"], r["N"], samples, seed) for r in t.to_dict("records")},
+                  out_figure)
+    worst = t["within_10pct"].min()
+    print(f"Fig. 7: {len(t)} cases, smallest share within 10% of the mean {100 * worst:.1f}%", file=sys.stderr)
+    return t
+
+
+HOST_TIME = [("workload", STR, ""), ("full_s", F64, "host seconds of the full simulation's engine run"),
+             ("tbpoint_s", F64, "host seconds of the TBPoint sampled run"), ("speedup", F64, "full_s / tbpoint_s"),
+             ("full_job_s", F64, "whole job, trace reading and writing included"), ("tbpoint_job_s", F64, "")]
+
+
+def host_time_table(times: list[dict]) -> pd.DataFrame:
+    """Host time of sampled versus full simulation per workload from
+    (workload, full, tbpoint) dicts of host_time.json contents."""
+    rows = [{"workload": x["workload"], "full_s": x["full"]["simulation_s"], "tbpoint_s": x["tbpoint"]["simulation_s"],
+             "speedup": x["full"]["simulation_s"] / max(x["tbpoint"]["simulation_s"], 1e-3),
+             "full_job_s": x["full"]["job_s"], "tbpoint_job_s": x["tbpoint"]["job_s"]} for x in times]
+    return pd.DataFrame(rows).sort_values("workload", ignore_index=True)
+
+
 def geomean(errors, floor: float = 1e-4) -> float:
     """Geometric mean of relative errors, each floored at 0.01% (an exact
     prediction would otherwise make the mean zero)."""
@@ -203,9 +248,22 @@ VALIDATION = [("workload", STR, ""), ("full_ipc", F64, "full simulation, warp in
               ("simpoint_l1_error", F64, ""), ("simpoint_l2_error", F64, "")]
 
 
-def validate_stage(hw_name: str, items: list[dict], out_table, out_summary, fig_dir) -> pd.DataFrame:
+def validate_stage(hw_name: str, items: list[dict], out_table, out_summary, fig_dir,
+                   times: list[dict] | None = None, out_host_table=None, out_host_summary=None) -> pd.DataFrame:
     """The validation table, a Markdown summary with the geometric means next
-    to the seed's, and Figs. 11-14 as PNG."""
+    to the seed's, and Figs. 11-14 as PNG.  With ``times``, also the host
+    time of sampled versus full simulation (its own files: they vary from
+    run to run, everything else is the same bytes every time)."""
+    if times is not None:
+        h = host_time_table(times)
+        _write(h, HOST_TIME, "tbpoint_host_time", out_host_table, hardware=hw_name)
+        tot_full, tot_tb = float(h["full_s"].sum()), float(h["tbpoint_s"].sum())
+        Path(out_host_summary).write_text("\n".join(
+            [f"# Host time of TBPoint versus full simulation on {hw_name}", "",
+             "| workload | full s | TBPoint s | speedup |", "|---|---:|---:|---:|"]
+            + [f"| {r['workload']} | {r['full_s']:.2f} | {r['tbpoint_s']:.2f} | {r['speedup']:.1f} |"
+               for r in h.to_dict("records")]
+            + [f"| all | {tot_full:.2f} | {tot_tb:.2f} | {tot_full / max(tot_tb, 1e-3):.1f} |", ""]))
     t = validation_table(items)
     _write(t, VALIDATION, "tbpoint_validation", out_table, hardware=hw_name)
     g = {k: geomean(t[c]) for k, c in (("tbpoint", "tbpoint_error"), ("random", "random_error_mean"),
@@ -234,11 +292,6 @@ def validate_stage(hw_name: str, items: list[dict], out_table, out_summary, fig_
 
 
 def _figures(t: pd.DataFrame, d: Path, hw_name: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    d.mkdir(parents=True, exist_ok=True)
-    x = np.arange(len(t))
     specs = [
         ("fig11_ipc.png", "Overall IPC", [("Full", "full_ipc"), ("TBPoint", "tbpoint_ipc"),
                                           ("Random", "random_ipc_mean"), ("Ideal-SimPoint", "simpoint_ipc")], 1),
@@ -253,14 +306,4 @@ def _figures(t: pd.DataFrame, d: Path, hw_name: str) -> None:
                                                                    ("SimPoint L2", "simpoint_l2_error")], 100),
     ]
     for fname, ylabel, series, scale in specs:
-        fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(t) + 2), 3.5))
-        w = 0.8 / len(series)
-        for i, (label, col) in enumerate(series):
-            ax.bar(x + (i - (len(series) - 1) / 2) * w, t[col] * scale, w, label=label)
-        ax.set_xticks(x, t["workload"], rotation=45, ha="right")
-        ax.set_ylabel(ylabel)
-        ax.set_title(f"{ylabel} on {hw_name}")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(d / fname, dpi=100, metadata={"Software": None})
-        plt.close(fig)
+        bar_chart(t, "workload", series, scale, ylabel, f"{ylabel} on {hw_name}", d / fname)

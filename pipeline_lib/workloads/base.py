@@ -24,6 +24,9 @@ class CheckError(AssertionError):
 
 
 def register(cls):
+    from .registry_info import KINDS
+
+    cls.kind = KINDS[cls.name]
     REGISTRY[cls.name] = cls
     return cls
 
@@ -63,7 +66,7 @@ class Workload(ABC):
     name = ""
     ptx = ""
     description = ""
-    kind = ""          # "irregular" or "regular" (seed Table 6 types I and II)
+    kind = ""          # "irregular" or "regular" (seed Table 6 types I and II), from registry_info.KINDS
     sizes: dict[str, dict] = {}
 
     def __init__(self, size: str = "small", seed: int = 1, **overrides):

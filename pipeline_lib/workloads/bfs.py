@@ -13,10 +13,10 @@ BLOCK = 128
 class BFS(Workload):
     name = "bfs"
     ptx = "bfs.ptx"
-    kind = "irregular"
     description = "frontier BFS, one launch per level, atomicCAS claims"
     sizes = {
         "small": {"graph": "rmat", "scale": 10, "edge_factor": 8, "rows": 24, "cols": 24},
+        "medium": {"graph": "rmat", "scale": 16, "edge_factor": 8, "rows": 128, "cols": 128},
         "paper": {"graph": "rmat", "scale": 20, "edge_factor": 8, "rows": 640, "cols": 640},
     }
 

@@ -12,10 +12,10 @@ RATE, VOL = 0.02, 0.30
 class BlackScholes(Workload):
     name = "blackscholes"
     ptx = "blackscholes.ptx"
-    kind = "regular"
     description = "Black-Scholes call/put prices, the option book split over many launches"
     sizes = {
         "small": {"options": 8192, "launches": 8},
+        "medium": {"options": 1_048_576, "launches": 12},
         "paper": {"options": 2_000_000, "launches": 87},
     }
 

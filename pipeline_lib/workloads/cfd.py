@@ -33,10 +33,10 @@ def _flux(vars_, nbr, normals):
 class CFD(Workload):
     name = "cfd"
     ptx = "cfd.ptx"
-    kind = "regular"
     description = "unstructured-mesh Euler-like flux and update, indirect neighbour gathers"
     sizes = {
         "small": {"cells": 4096, "steps": 2, "dt": 0.002},
+        "medium": {"cells": 65_536, "steps": 4, "dt": 0.001},
         "paper": {"cells": 97_152, "steps": 50, "dt": 0.0005},
     }
 

@@ -10,10 +10,10 @@ BLOCK = 256
 class Histogram(Workload):
     name = "histogram"
     ptx = "histogram.ptx"
-    kind = "regular"
     description = "per-block shared-memory histogram with atomics, merged globally"
     sizes = {
         "small": {"bytes": 65_536, "blocks": 16},
+        "medium": {"bytes": 8_388_608, "blocks": 2048},
         "paper": {"bytes": 33_554_432, "blocks": 4096},
     }
 

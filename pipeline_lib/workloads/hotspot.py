@@ -11,10 +11,10 @@ CAP, RX, RY, RZ, AMB = 1.0, 0.1, 0.1, 0.05, 80.0
 class Hotspot(Workload):
     name = "hotspot"
     ptx = "hotspot.ptx"
-    kind = "regular"
     description = "2D thermal simulation, shared-memory tiles with halos and __syncthreads"
     sizes = {
         "small": {"rows": 64, "cols": 80, "iters": 2},
+        "medium": {"rows": 512, "cols": 512, "iters": 3},
         "paper": {"rows": 688, "cols": 688, "iters": 1},
     }
 

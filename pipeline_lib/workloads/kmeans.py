@@ -10,10 +10,10 @@ BLOCK = 128
 class KMeans(Workload):
     name = "kmeans"
     ptx = "kmeans.ptx"
-    kind = "regular"
     description = "Lloyd k-means: nearest-centroid assignment and atomic centroid sums"
     sizes = {
         "small": {"points": 4096, "features": 8, "k": 5, "iters": 3},
+        "medium": {"points": 65_536, "features": 8, "k": 5, "iters": 4},
         "paper": {"points": 131_072, "features": 16, "k": 8, "iters": 15},
     }
 

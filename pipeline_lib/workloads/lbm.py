@@ -23,10 +23,10 @@ def equilibrium(rho, ux, uy):
 class LBM(Workload):
     name = "lbm"
     ptx = "lbm.ptx"
-    kind = "regular"
     description = "D2Q9 lattice-Boltzmann time steps around a cylinder"
     sizes = {
         "small": {"nx": 128, "ny": 32, "steps": 3, "omega": 1.2},
+        "medium": {"nx": 512, "ny": 256, "steps": 4, "omega": 1.2},
         "paper": {"nx": 1024, "ny": 256, "steps": 6, "omega": 1.2},
     }
 

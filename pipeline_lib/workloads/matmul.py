@@ -10,10 +10,10 @@ TILE = 16
 class MatMul(Workload):
     name = "matmul"
     ptx = "matmul.ptx"
-    kind = "regular"
     description = "16x16 shared-memory tiled SGEMM"
     sizes = {
         "small": {"m": 64, "n": 80, "k": 48},
+        "medium": {"m": 512, "n": 512, "k": 128},
         "paper": {"m": 1024, "n": 1024, "k": 512},
     }
 

@@ -10,10 +10,10 @@ BLOCK = 128
 class MRIGridding(Workload):
     name = "mri_gridding"
     ptx = "mri_gridding.ptx"
-    kind = "irregular"
     description = "non-uniform samples spread onto a grid, Gaussian window, atomicAdd"
     sizes = {
         "small": {"samples": 4096, "grid": 64, "radius": 2.5, "batches": 2},
+        "medium": {"samples": 200_000, "grid": 128, "radius": 2.5, "batches": 4},
         "paper": {"samples": 400_000, "grid": 256, "radius": 3.0, "batches": 7},
     }
 

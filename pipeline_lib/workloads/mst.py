@@ -14,10 +14,10 @@ NONE = np.uint64(0xFFFFFFFFFFFFFFFF)
 class MST(Workload):
     name = "mst"
     ptx = "mst.ptx"
-    kind = "irregular"
     description = "Boruvka MST: lightest-edge atomicMin, hooking, pointer jumping"
     sizes = {
         "small": {"graph": "rmat", "scale": 9, "edge_factor": 6, "rows": 20, "cols": 20, "max_weight": 1000},
+        "medium": {"graph": "rmat", "scale": 14, "edge_factor": 8, "rows": 64, "cols": 64, "max_weight": 1000},
         "paper": {"graph": "rmat", "scale": 15, "edge_factor": 8, "rows": 180, "cols": 180, "max_weight": 1000},
     }
 

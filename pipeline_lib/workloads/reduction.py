@@ -10,10 +10,10 @@ BLOCK = 256
 class Reduction(Workload):
     name = "reduction"
     ptx = "reduction.ptx"
-    kind = "regular"
     description = "grid-stride sum, __shfl_down_sync tree, atomicAdd per block"
     sizes = {
         "small": {"elements": 65_536, "blocks": 16},
+        "medium": {"elements": 8_388_608, "blocks": 2048},
         "paper": {"elements": 33_554_432, "blocks": 4096},
     }
 

@@ -13,10 +13,10 @@ BLOCK = 128
 class SpMV(Workload):
     name = "spmv"
     ptx = "spmv.ptx"
-    kind = "regular"
     description = "CSR sparse matrix-vector product, scalar or warp-per-row vector kernel"
     sizes = {
         "small": {"variant": "scalar", "rows": 2048, "mean_nnz": 12, "skew": 1.0, "iters": 3},
+        "medium": {"variant": "scalar", "rows": 49_152, "mean_nnz": 12, "skew": 1.0, "iters": 6},
         "paper": {"variant": "scalar", "rows": 98_304, "mean_nnz": 24, "skew": 1.0, "iters": 50},
     }
 

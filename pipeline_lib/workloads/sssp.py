@@ -14,10 +14,10 @@ INF = 0x3FFFFFFF
 class SSSP(Workload):
     name = "sssp"
     ptx = "sssp.ptx"
-    kind = "irregular"
     description = "worklist Bellman-Ford, atomicMin relaxations, deduplicated pushes"
     sizes = {
         "small": {"graph": "rmat", "scale": 10, "edge_factor": 8, "rows": 24, "cols": 24, "max_weight": 100},
+        "medium": {"graph": "rmat", "scale": 15, "edge_factor": 8, "rows": 128, "cols": 128, "max_weight": 100},
         "paper": {"graph": "rmat", "scale": 19, "edge_factor": 8, "rows": 512, "cols": 512, "max_weight": 100},
     }
 

@@ -11,10 +11,10 @@ BLOCK = 128
 class StreamCluster(Workload):
     name = "streamcluster"
     ptx = "streamcluster.ptx"
-    kind = "irregular"
     description = "per-candidate gain kernel launched many times, atomics into per-centre gains"
     sizes = {
         "small": {"points": 2048, "dim": 8, "candidates": 6, "facility_cost": 50.0},
+        "medium": {"points": 65_536, "dim": 8, "candidates": 8, "facility_cost": 200.0},
         "paper": {"points": 65_536, "dim": 16, "candidates": 21, "facility_cost": 800.0},
     }
 
