@@ -21,6 +21,7 @@ wildcard_constraints:
 include: "rules/trace.smk"
 include: "rules/simulate.smk"
 include: "rules/tbpoint.smk"
+include: "rules/gpumech.smk"
 
 
 rule all:
@@ -31,3 +32,4 @@ rule all:
         f"{RESULTS}/tbpoint/markov/fig7.parquet",
         f"{RESULTS}/tbpoint/kernel_types/kernel_types.parquet",
         [f"{RESULTS}/tbpoint/sensitivity/summary.md"] if TBP_SENSITIVITY else [],
+        expand(f"{RESULTS}/gpumech/{{hw}}/summary.md", hw=GM_HARDWARE),

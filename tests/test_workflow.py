@@ -27,8 +27,10 @@ TINY = {
 }
 TBP_PER_WL = {"tbpoint_inter_launch", "tbpoint_regions", "tbpoint_sample", "tbpoint_baselines"}
 TBP_SUMMARIES = {"tbpoint_validate", "tbpoint_sensitivity", "tbpoint_kernel_types", "tbpoint_markov"}
-ALL_RULES = {"trace", "simulate", "power", *TBP_PER_WL, *TBP_SUMMARIES, "all"}
+GPUMECH = {"gpumech_analyse", "gpumech_validate"}
+ALL_RULES = {"trace", "simulate", "power", *TBP_PER_WL, *TBP_SUMMARIES, *GPUMECH, "all"}
 VARIANT = "gpumech-baseline-sm2"
+GTO = "gpumech-baseline-gto"     # GPUMech's validation simulates the other scheduler too
 
 
 def _write(path, cfg):
@@ -67,9 +69,15 @@ def test_dag_has_one_trace_job_per_workload(tmp_path):
     assert set(jobs) == ALL_RULES
     hws = ["gpumech-baseline", "tbpoint-fermi"]
     assert sorted((w["wl"], w["hw"]) for w in jobs["power"]) == sorted((wl, hw) for wl in TINY["workloads"] for hw in hws)
-    # the occupancy study's variant is simulated too (no power: not in simulate.hardware)
+    # the occupancy study's variant and GPUMech's other scheduler are simulated too (no power:
+    # not in simulate.hardware)
     assert sorted((w["wl"], w["hw"]) for w in jobs["simulate"]) == \
-        sorted((wl, hw) for wl in TINY["workloads"] for hw in hws + [VARIANT])
+        sorted((wl, hw) for wl in TINY["workloads"] for hw in hws + [VARIANT, GTO])
+    assert params[("simulate", "hist", GTO)]["hw"]["scheduler"] == "gto"
+    # GPUMech predicts both schedulers: it does not receive the configured one
+    gm = params[("gpumech_analyse", "hist", "gpumech-baseline")]["hw"]
+    assert "scheduler" not in gm and "l1" in gm and "vf_table" not in gm
+    assert sorted(w["wl"] for w in jobs["gpumech_analyse"]) == sorted(TINY["workloads"])
     assert params[("simulate", "hist", VARIANT)]["hw"]["cores"] == 2
     assert params[("simulate", "hist", VARIANT)]["hw"]["name"] == VARIANT
     # the trace stage receives no hardware parameters
@@ -165,14 +173,15 @@ def test_changing_a_timing_field_reruns_only_that_hardwares_simulations(ran, tmp
     jobs, _ = build_dag(d, cfg2)
     # no trace, no launch clustering, and (occupancy unchanged) no epoch clustering
     assert set(jobs) == {"simulate", "power", "tbpoint_sample", "tbpoint_baselines", "tbpoint_validate",
-                         "tbpoint_sensitivity", "all"}
+                         "tbpoint_sensitivity", *GPUMECH, "all"}
     expected = sorted((wl, "gpumech-baseline") for wl in TINY["workloads"])
     for rule in ("power", "tbpoint_baselines"):
         assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == expected
-    # the variant inherits the change; tbpoint-fermi does not rerun
-    for rule in ("simulate", "tbpoint_sample"):
-        assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == \
-            sorted((wl, hw) for wl in TINY["workloads"] for hw in ("gpumech-baseline", VARIANT))
+    # the variants inherit the change; tbpoint-fermi does not rerun
+    assert sorted((w["wl"], w["hw"]) for w in jobs["tbpoint_sample"]) == \
+        sorted((wl, hw) for wl in TINY["workloads"] for hw in ("gpumech-baseline", VARIANT))
+    assert sorted((w["wl"], w["hw"]) for w in jobs["simulate"]) == \
+        sorted((wl, hw) for wl in TINY["workloads"] for hw in ("gpumech-baseline", VARIANT, GTO))
 
 
 def test_changing_occupancy_reruns_epoch_clustering_but_not_launch_clustering(ran, tmp_path):
@@ -229,3 +238,18 @@ def test_simulation_outputs_of_end_to_end_run(ran):
             assert L["warp_instrs"].tolist() == trace["warp_instrs"].tolist()
             assert (L["cycles"] > 0).all()
             assert pd.read_parquet(out / "power.parquet")["dynamic_power_w"].gt(0).all()
+
+
+def test_gpumech_outputs_of_end_to_end_run(ran):
+    d, _ = ran
+    import pandas as pd
+    out = d / "results" / "gpumech"
+    for wl in TINY["workloads"]:
+        p = pd.read_parquet(out / wl / "gpumech-baseline" / "predictions.parquet")
+        L = pd.read_parquet(out / wl / "gpumech-baseline" / "launches.parquet")
+        assert set(p["model"]) == {"Naive_Interval", "Markov_Chain", "MT", "MT_MSHR", "MT_MSHR_BAND"}
+        assert set(p["policy"]) == {"rr", "gto"} and (p["cpi"] > 0).all()
+        assert len(p) == len(L) * 3 * 2 * 5        # launches x selections x policies x models
+    assert (out / "gpumech-baseline" / "summary.md").read_text().startswith("# GPUMech validation")
+    for f in ("fig27_errors_rr", "fig28_errors_gto"):
+        assert (out / "gpumech-baseline" / f"{f}.png").stat().st_size > 0

@@ -11,6 +11,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .. import __version__
+from ..plots import bar_chart
 from ..sim.output import to_table
 from ..sim.run import write_host_time
 from ..sim.sampling import sampled_rows
@@ -19,7 +20,7 @@ from ..sim.trace_reader import TraceDir
 from ..trace.parquet_io import write_json, write_table
 from ..versions import TBPOINT_VERSION
 from .baselines import IdealSimPoint, estimate, random_sampling
-from .figures import bar_chart, deviation_cdf
+from .figures import deviation_cdf
 from .inter_launch import FEATURES, InterLaunchSampler, launch_features
 from .markov import figure7_table, ipc_variation
 from .policy import TBPointPolicy

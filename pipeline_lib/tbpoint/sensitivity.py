@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .figures import bar_chart
+from ..plots import bar_chart
 from .run import F64, I32, STR, _write, geomean
 
 SENSITIVITY = [("hardware", STR, ""), ("label", STR, "W<warps per SM> S<SMs>"),

@@ -1,0 +1,115 @@
+"""GPUMech end to end on a traced workload (seed 000, Fig. 21): input
+collector, interval algorithm, representative warp, multi-warp model, for
+every launch, with the host time of each part."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from ..sim import engine as E
+from ..sim.hardware import dram_bandwidth_gbs, occupancy
+from ..sim.simulator import global_bb_ids, kernel_static
+from ..sim.trace_reader import TraceDir
+from .collector import PC_L1_ACC, PC_L1_MISS, PC_L2_ACC, PC_L2_MISS, CacheCollector, avg_miss_latency, pc_latency_table
+from .interval import KernelTiming
+from .model import (MODELS, POLICIES, Contention, check_profile, cpi_markov_chain, cpi_stack,
+                    dram_service_cycles, predict)
+from .representative import SELECTIONS, select_warp
+
+
+def kernel_tables(trace: TraceDir, hw: dict) -> dict[str, np.ndarray]:
+    """The engine's static per-PC table of every kernel (kinds, compute
+    latencies, registers), as the detailed simulator builds it."""
+    instr = trace.instructions
+    offsets, _ = global_bb_ids(instr) if len(instr) else ({}, 1)
+    width = max([1] + [len(x) for x in instr["src_regs"]] + [len(x) for x in instr["dst_regs"]])
+    return {k: kernel_static(g, hw, offsets[k], width) for k, g in instr.groupby("kernel")}
+
+
+def contention_inputs(hw: dict, miss_latency: float) -> Contention:
+    return Contention(mshrs=hw["l1"]["mshrs"], cores=hw["cores"], avg_miss_latency=miss_latency,
+                      service_cycles=dram_service_cycles(hw["core_clock_mhz"], hw["l2"]["line_bytes"],
+                                                         dram_bandwidth_gbs(hw)))
+
+
+class GPUMech:
+    """GPUMech for one workload trace on one hardware configuration.
+
+    Parameters
+    ----------
+    hw : dict
+        Hardware configuration (docs/hardware.md); ``scheduler`` is ignored:
+        every policy is predicted.
+    representatives : dict or None
+        Launch -> representative warp chosen before (4.6.5: chosen once per
+        input and reused for other configurations); None selects them here
+        by clustering.
+    """
+
+    def __init__(self, hw: dict, representatives: dict[int, int] | None = None):
+        self.hw = hw
+        self.representatives = representatives
+
+    def run(self, trace: TraceDir, launches: list[int] | None = None) -> dict[str, pd.DataFrame]:
+        """Tables ``predictions`` (launch, selection, policy, model, CPI),
+        ``stacks`` (launch, policy, Table 9 categories), ``launches`` (the
+        representative warps, warps per core, collector miss rates and host
+        seconds per part) and ``pcs`` (the collector's per-PC table)."""
+        hw = self.hw
+        static = kernel_tables(trace, hw)
+        collector = CacheCollector(hw)
+        keep = None if launches is None else set(int(x) for x in launches)
+        preds, stacks, rows, pcs_out = [], [], [], []
+        for launch in trace.launches.sort_values("launch").to_dict("records"):
+            lid = int(launch["launch"])
+            P = static[launch["kernel"]]
+            kind = P[:, E.P_KIND]
+            occ = occupancy(hw, int(launch["threads_per_block"]), int(launch["regs_per_thread"]),
+                            int(launch["shared_bytes"]))
+            lt = trace.launch_trace(lid)
+            t0 = time.perf_counter()
+            counts = collector.run(lt, kind, int(launch["n_blocks"]), int(launch["warps_per_block"]),
+                                   occ["sm_occupancy"])
+            t_collect = time.perf_counter() - t0
+            if keep is not None and lid not in keep:     # caches still see every launch
+                continue
+            pcs = pc_latency_table(counts, hw)
+            timing = KernelTiming(P, pcs, hw)
+            t0 = time.perf_counter()
+            warps = timing.warps(lt)
+            t_intervals = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            chosen = {m: select_warp(warps, m) for m in SELECTIONS}
+            if self.representatives is not None:
+                chosen["clustering"] = int(self.representatives[lid])
+            t_select = time.perf_counter() - t0
+            n_warps = occ["sm_occupancy"] * int(launch["warps_per_block"])
+            c = contention_inputs(hw, avg_miss_latency(counts, kind, hw))
+            t0 = time.perf_counter()
+            for sel, w in chosen.items():
+                prof = check_profile(timing.profile_columns(lt, w), f"launch {lid} warp {w}")
+                markov = cpi_markov_chain(prof, n_warps)      # the same under every policy
+                for policy in POLICIES:
+                    for model in MODELS:
+                        cpi = markov if model == "Markov_Chain" else predict(prof, n_warps, policy, c, model)
+                        preds.append({"launch": lid, "selection": sel, "policy": policy, "model": model,
+                                      "cpi": cpi})
+                    if sel == "clustering":
+                        stacks.append({"launch": lid, "policy": policy, **cpi_stack(prof, n_warps, policy, c)})
+            t_model = (time.perf_counter() - t0) / len(chosen)
+            loads = kind == E.K_LOAD
+            l1a, l1m = counts[loads, PC_L1_ACC].sum(), counts[loads, PC_L1_MISS].sum()
+            l2a, l2m = counts[:, PC_L2_ACC].sum(), counts[:, PC_L2_MISS].sum()
+            rows.append({"launch": lid, "kernel": launch["kernel"], "blocks": int(launch["n_blocks"]),
+                         "system_occupancy": occ["system_occupancy"], "warps_per_core": n_warps,
+                         "representative": chosen["clustering"], "warp_max": chosen["max"],
+                         "warp_min": chosen["min"], "avg_miss_latency": c.avg_miss_latency,
+                         "l1_miss_rate": l1m / l1a if l1a else 0.0, "l2_miss_rate": l2m / l2a if l2a else 0.0,
+                         "collector_s": t_collect, "intervals_s": t_intervals, "select_s": t_select,
+                         "model_s": t_model})
+            pcs.insert(0, "launch", lid)
+            pcs_out.append(pcs)
+        return {"predictions": pd.DataFrame(preds), "stacks": pd.DataFrame(stacks), "launches": pd.DataFrame(rows),
+                "pcs": pd.concat(pcs_out, ignore_index=True) if pcs_out else pd.DataFrame()}

@@ -1,0 +1,146 @@
+"""Entry points of the GPUMech rules (rules/gpumech.smk; tables in
+docs/gpumech.md): the model on one workload, and its validation against
+the detailed simulator (seed 000, 4.6)."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+
+from .. import __version__
+from ..plots import bar_chart
+from ..sim.output import to_table
+from ..sim.trace_reader import TraceDir
+from ..trace.parquet_io import write_json, write_table
+from ..versions import GPUMECH_VERSION
+from .analysis import GPUMech
+from .model import MODELS, POLICIES, STACK
+
+I32, I64, F64, STR = pa.int32(), pa.int64(), pa.float64(), pa.string()
+
+PREDICTIONS = [("launch", I32, ""), ("selection", STR, "representative warp: clustering (4.3.3), max or min (Fig. 23)"),
+               ("policy", STR, "rr or gto"), ("model", STR, "Table 8"), ("cpi", F64, "predicted cycles per warp "
+                                                                           "instruction of one core")]
+STACKS = [("launch", I32, ""), ("policy", STR, "")] + [(k, F64, "Table 9 category, CPI") for k in STACK]
+LAUNCHES = [("launch", I32, ""), ("kernel", STR, ""), ("blocks", I64, ""), ("system_occupancy", I64, ""),
+            ("warps_per_core", I64, "SM occupancy x warps per block"),
+            ("representative", I64, "launch-wide warp id chosen by clustering"), ("warp_max", I64, ""),
+            ("warp_min", I64, ""), ("avg_miss_latency", F64, "eq. 28 input, cycles"),
+            ("l1_miss_rate", F64, "collector: load requests missing the L1"),
+            ("l2_miss_rate", F64, "collector: L2 requests missing")]
+HOST = ["collector_s", "intervals_s", "select_s", "model_s"]
+
+
+def _write(df, cols, name, out, **meta) -> None:
+    write_table(to_table(df, cols, name, {"stage": name, "gpumech_version": GPUMECH_VERSION,
+                                          "library_version": __version__, **meta}), out)
+
+
+def analyse_stage(wl: str, trace_dir, hw: dict, hw_name: str, out_dir) -> dict:
+    """GPUMech on every launch of one workload: predictions, CPI stacks,
+    per-launch inputs; host seconds go to ``host_time.json`` alone."""
+    t0 = time.perf_counter()
+    res = GPUMech(hw).run(TraceDir(trace_dir))
+    out = Path(out_dir)
+    meta = dict(workload=wl, hardware=hw_name)
+    _write(res["predictions"], PREDICTIONS, "gpumech_predictions", out / "predictions.parquet", **meta)
+    _write(res["stacks"], STACKS, "gpumech_cpi_stacks", out / "stacks.parquet", **meta)
+    _write(res["launches"], LAUNCHES, "gpumech_launches", out / "launches.parquet", **meta)
+    L = res["launches"]
+    host = {k: round(float(L[k].sum()), 4) for k in HOST}
+    host["job_s"] = round(time.perf_counter() - t0, 3)
+    write_json(host, out / "host_time.json")
+    print(f"{wl} on {hw_name}: {len(L)} launches, model parts {sum(host[k] for k in HOST):.2f} s", file=sys.stderr)
+    return host
+
+
+VALIDATION = [("workload", STR, ""), ("launch", I32, ""), ("kernel", STR, ""), ("policy", STR, ""),
+              ("blocks", I64, ""), ("warps_per_core", I64, ""),
+              ("sim_cpi", F64, "detailed simulation: cycles x cores / warp instructions"),
+              *[(f"cpi_{m}", F64, f"{m} prediction") for m in MODELS],
+              *[(f"err_{m}", F64, f"|{m} - sim| / sim") for m in MODELS],
+              ("err_max_warp", F64, "GPUMech error with the MAX warp (Fig. 23)"),
+              ("err_min_warp", F64, "GPUMech error with the MIN warp")]
+SEED_AVG_ERROR = {("rr", "MT_MSHR_BAND"): 13.2, ("gto", "MT_MSHR_BAND"): 14.0,
+                  ("rr", "Markov_Chain"): 62.9, ("gto", "Markov_Chain"): 65.3}
+
+
+def validation_table(items: list[dict], cores: int, min_waves: float) -> pd.DataFrame:
+    """One row per (workload, launch, policy) for launches with at least
+    ``min_waves`` x system occupancy blocks (4.6.1), from dicts with the
+    workload, its GPUMech ``predictions`` and ``launches`` tables and the
+    simulator's ``launches`` table per policy (``sim``)."""
+    rows = []
+    for it in items:
+        L = it["launches"].set_index("launch")
+        P = it["predictions"]
+        for policy in POLICIES:
+            sim = it["sim"][policy].set_index("launch")
+            for lid, l in L.iterrows():
+                if l["blocks"] < min_waves * l["system_occupancy"]:
+                    continue
+                s = sim.loc[lid]
+                sim_cpi = float(s["cycles"]) * cores / float(s["warp_instrs"])
+                p = P[(P["launch"] == lid) & (P["policy"] == policy)]
+                cpi = {(r["selection"], r["model"]): r["cpi"] for r in p.to_dict("records")}
+                row = {"workload": it["workload"], "launch": lid, "kernel": l["kernel"], "policy": policy,
+                       "blocks": int(l["blocks"]), "warps_per_core": int(l["warps_per_core"]), "sim_cpi": sim_cpi}
+                for m in MODELS:
+                    row[f"cpi_{m}"] = cpi[("clustering", m)]
+                    row[f"err_{m}"] = abs(cpi[("clustering", m)] - sim_cpi) / sim_cpi
+                row["err_max_warp"] = abs(cpi[("max", "MT_MSHR_BAND")] - sim_cpi) / sim_cpi
+                row["err_min_warp"] = abs(cpi[("min", "MT_MSHR_BAND")] - sim_cpi) / sim_cpi
+                rows.append(row)
+    cols = [c for c, _, _ in VALIDATION]
+    return pd.DataFrame(rows, columns=cols).sort_values(["policy", "workload", "launch"], ignore_index=True)
+
+
+def validate_stage(hw_name: str, items: list[dict], cores: int, min_waves: float, out_table, out_summary,
+                   fig_dir, times: list[dict]) -> pd.DataFrame:
+    """The validation table, a summary with the average errors next to the
+    seed's and the host time, and Figs. 27-28 (errors per workload)."""
+    t = validation_table(items, cores, min_waves)
+    _write(t, VALIDATION, "gpumech_validation", out_table, hardware=hw_name, min_waves=min_waves)
+    lines = [f"# GPUMech validation on {hw_name}", "",
+             f"{int((t['policy'] == 'rr').sum())} launches with at least {min_waves:g} x system occupancy blocks, "
+             f"{t['workload'].nunique()} workloads.", "",
+             "Average relative CPI error (%) against the detailed simulation (seed 4.6.2 in brackets):", "",
+             "| model | RR | GTO |", "|---|---:|---:|"]
+    for m in MODELS:
+        cells = []
+        for pol in POLICIES:
+            e = t.loc[t["policy"] == pol, f"err_{m}"]
+            seed = SEED_AVG_ERROR.get((pol, m))
+            cells.append(f"{100 * e.mean():.1f}" + (f" ({seed})" if seed else "") if len(e) else "-")
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    for pol in POLICIES:
+        sel = t[t["policy"] == pol]
+        if len(sel):
+            lines.append(f"\nRepresentative warp ({pol}): clustering {100 * sel['err_MT_MSHR_BAND'].mean():.1f}%, "
+                         f"MAX {100 * sel['err_max_warp'].mean():.1f}%, MIN {100 * sel['err_min_warp'].mean():.1f}% "
+                         "(Fig. 23).")
+    h = pd.DataFrame(times)
+    if len(h):
+        model_s = h[HOST].sum(axis=1)
+        reeval_s = h["collector_s"] + h["model_s"]
+        lines += ["", "Host time per workload (GPUMech parts; detailed simulation's engine):", "",
+                  "| workload | GPUMech s | re-evaluation s | simulation s | speedup | re-eval. speedup |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        for r, ms, rs in zip(h.to_dict("records"), model_s, reeval_s):
+            lines.append(f"| {r['workload']} | {ms:.2f} | {rs:.2f} | {r['sim_s']:.2f} | "
+                         f"{r['sim_s'] / max(ms, 1e-3):.1f} | {r['sim_s'] / max(rs, 1e-3):.1f} |")
+        lines.append(f"| all | {model_s.sum():.2f} | {reeval_s.sum():.2f} | {h['sim_s'].sum():.2f} | "
+                     f"{h['sim_s'].sum() / max(model_s.sum(), 1e-3):.1f} | "
+                     f"{h['sim_s'].sum() / max(reeval_s.sum(), 1e-3):.1f} |")
+        lines += ["", "Host times vary from run to run; every other number here is reproducible."]
+    Path(out_summary).write_text("\n".join(lines) + "\n")
+    d = Path(fig_dir)
+    for pol, fig in (("rr", "fig27_errors_rr.png"), ("gto", "fig28_errors_gto.png")):
+        sel = t[t["policy"] == pol]
+        per_wl = sel.groupby("workload", as_index=False)[[f"err_{m}" for m in MODELS]].mean()
+        bar_chart(per_wl, "workload", [(m, f"err_{m}") for m in MODELS], 100, "CPI error (%)",
+                  f"Model errors, {pol.upper()} ({hw_name})", d / fig)
+    return t

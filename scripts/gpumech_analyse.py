@@ -1,0 +1,10 @@
+"""Snakemake entry point of rule ``gpumech_analyse`` (logic: pipeline_lib.gpumech.run)."""
+import contextlib
+from pathlib import Path
+
+from pipeline_lib.gpumech.run import analyse_stage
+
+sm = snakemake  # noqa: F821  (injected by Snakemake)
+with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
+    analyse_stage(sm.wildcards.wl, Path(sm.input.check).parent, dict(sm.params.hw), sm.wildcards.hw,
+                  Path(sm.output.predictions).parent)

@@ -1,0 +1,20 @@
+"""Snakemake entry point of rule ``gpumech_validate`` (logic: pipeline_lib.gpumech.run)."""
+import contextlib
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline_lib.gpumech.run import validate_stage
+
+sm = snakemake  # noqa: F821  (injected by Snakemake)
+with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
+    p, i = sm.params, sm.input
+    items = [{"workload": wl, "predictions": pd.read_parquet(pr), "launches": pd.read_parquet(la),
+              "sim": {"rr": pd.read_parquet(rr), "gto": pd.read_parquet(gto)}}
+             for wl, pr, la, rr, gto in zip(p.workloads, i.predictions, i.launches, i.sim_rr, i.sim_gto)]
+    times = [{"workload": wl, **json.loads(Path(h).read_text()),
+              "sim_s": json.loads(Path(s).read_text())["simulation_s"]}
+             for wl, h, s in zip(p.workloads, i.host, i.sim_host)]
+    validate_stage(sm.wildcards.hw, items, p.cores, p.min_waves, sm.output.table, sm.output.summary,
+                   Path(sm.output.figures[0]).parent, times)
