@@ -33,3 +33,4 @@ rule all:
         f"{RESULTS}/tbpoint/kernel_types/kernel_types.parquet",
         [f"{RESULTS}/tbpoint/sensitivity/summary.md"] if TBP_SENSITIVITY else [],
         expand(f"{RESULTS}/gpumech/{{hw}}/summary.md", hw=GM_HARDWARE),
+        expand(f"{RESULTS}/gpumech/{{hw}}/sweeps.parquet", hw=GM_HARDWARE) if GM["sweeps"] else [],

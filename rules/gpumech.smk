@@ -1,7 +1,7 @@
 # GPUMech (docs/gpumech.md): input collector, interval algorithm,
 # representative warp and the Table 8 models for every launch of a workload,
 # and their validation against the detailed simulator under both schedulers.
-from pipeline_lib.sim.hardware import SCHEDULERS, variant_name
+from pipeline_lib.sim.hardware import SCHEDULERS, dram_bandwidth_gbs, variant_name
 from pipeline_lib.versions import GPUMECH_VERSION
 
 GM = CONFIG["gpumech"]
@@ -9,6 +9,26 @@ GM_HARDWARE = sorted(GM["hardware"])
 GM_DIR = f"{RESULTS}/gpumech"
 # the analysis predicts every scheduler, so it does not read the configured one
 GM_FIELDS = [f for f in TIMING_FIELDS if f not in ("name", "scheduler")]
+
+
+def gm_point(hw, key, value):
+    """The configuration of one sweep point: ``hw`` itself where it already
+    has that value, else its variant (so no configuration is simulated twice)."""
+    base = _hw(hw)
+    current = {"w": base["sm_limits"]["warps"], "mshr": base["l1"]["mshrs"], "mc": base["dram"]["clock_mhz"]}[key]
+    return hw if current == value else variant_name(hw, **{key: value})
+
+
+GM_SWEEP_WL = list(GM["sweep_workloads"]) or WORKLOADS
+_bad = [w for w in GM_SWEEP_WL if w not in CONFIG["workloads"]]
+if _bad:
+    raise ValueError(f"config: gpumech.sweep_workloads names {', '.join(_bad)}, which workloads lacks")
+GM_STACK_WL = [w for w in GM["stack_workloads"] if w in GM_SWEEP_WL]
+
+
+def gm_sweep_points(hw):
+    return [(key, int(v), gm_point(hw, key, int(v))) for key, values in sorted(GM["sweeps"].items())
+            for v in values]
 
 
 def gm_policy_sims(hw):
@@ -49,7 +69,7 @@ rule gpumech_validate:
     output:
         table=f"{GM_DIR}/{{hw}}/validation.parquet",
         summary=f"{GM_DIR}/{{hw}}/summary.md",
-        figures=[f"{GM_DIR}/{{hw}}/{f}.png" for f in ("fig27_errors_rr", "fig28_errors_gto")],
+        figures=[f"{GM_DIR}/{{hw}}/{f}.png" for f in ("fig27_errors_rr", "fig28_errors_gto", "fig32_miss_rate_error")],
     params:
         workloads=WORKLOADS,
         cores=lambda wc: _hw(wc.hw)["cores"],
@@ -59,3 +79,33 @@ rule gpumech_validate:
         f"{RESULTS}/logs/gpumech_validate/{{hw}}.log",
     script:
         "../scripts/gpumech_validate.py"
+
+
+rule gpumech_sweep:
+    input:
+        predictions=lambda wc: [f"{GM_DIR}/{wl}/{p}/predictions.parquet" for _, _, p in gm_sweep_points(wc.hw)
+                                for wl in GM_SWEEP_WL],
+        launches=lambda wc: [f"{GM_DIR}/{wl}/{p}/launches.parquet" for _, _, p in gm_sweep_points(wc.hw)
+                             for wl in GM_SWEEP_WL],
+        stacks=lambda wc: [f"{GM_DIR}/{wl}/{p}/stacks.parquet" for _, _, p in gm_sweep_points(wc.hw)
+                           for wl in GM_SWEEP_WL],
+        sims=lambda wc: [f"{RESULTS}/sim/{wl}/{p}/launches.parquet" for _, _, p in gm_sweep_points(wc.hw)
+                         for wl in GM_SWEEP_WL],
+    output:
+        table=f"{GM_DIR}/{{hw}}/sweeps.parquet",
+        stacks=f"{GM_DIR}/{{hw}}/cpi_stacks.parquet",
+        figures=[f"{GM_DIR}/{{hw}}/{f}.png" for f in ("fig29_warps", "fig30_mshrs", "fig31_dram_clock",
+                                                      "fig33_cpi_stacks")],
+    params:
+        points=lambda wc: [{"key": k, "value": v, "hardware": p, "policy": _hw(p)["scheduler"],
+                            "warps": _hw(p)["sm_limits"]["warps"], "bandwidth": dram_bandwidth_gbs(_hw(p))}
+                           for k, v, p in gm_sweep_points(wc.hw)],
+        workloads=GM_SWEEP_WL,
+        stack_workloads=GM_STACK_WL,
+        cores=lambda wc: _hw(wc.hw)["cores"],
+        min_waves=GM["min_waves"],
+        code_version=GPUMECH_VERSION,
+    log:
+        f"{RESULTS}/logs/gpumech_sweep/{{hw}}.log",
+    script:
+        "../scripts/gpumech_sweep.py"

@@ -257,13 +257,15 @@ def test_representative_warp_is_central_in_the_majority():
 def test_validation_keeps_long_launches_and_measures_relative_error(tmp_path):
     from pipeline_lib.gpumech.run import validate_stage
     launches = pd.DataFrame({"launch": [0, 1], "kernel": ["k", "k"], "blocks": [300, 200],
-                             "system_occupancy": [100, 100], "warps_per_core": [32, 32]})
+                             "system_occupancy": [100, 100], "warps_per_core": [32, 32],
+                             "l1_miss_rate": [0.3, 0.3], "l2_miss_rate": [0.01, 0.01]})
     preds = pd.DataFrame([{"launch": l, "selection": s, "policy": p, "model": m, "cpi": 2.0 if m == "MT" else 1.5}
                           for l in (0, 1) for s in ("clustering", "max", "min") for p in M.POLICIES
                           for m in M.MODELS])
     # 16 cores: sim CPI = cycles x 16 / instructions = 2.0 under RR, 1.0 under GTO
-    sim = {"rr": pd.DataFrame({"launch": [0, 1], "cycles": [1000, 1000], "warp_instrs": [8000, 8000]}),
-           "gto": pd.DataFrame({"launch": [0, 1], "cycles": [500, 500], "warp_instrs": [8000, 8000]})}
+    rates = {"l1_miss_rate": [0.4, 0.4], "l2_miss_rate": [0.02, 0.02]}
+    sim = {"rr": pd.DataFrame({"launch": [0, 1], "cycles": [1000, 1000], "warp_instrs": [8000, 8000], **rates}),
+           "gto": pd.DataFrame({"launch": [0, 1], "cycles": [500, 500], "warp_instrs": [8000, 8000], **rates})}
     items = [{"workload": "w", "predictions": preds, "launches": launches, "sim": sim}]
     times = [{"workload": "w", "collector_s": 0.1, "intervals_s": 0.1, "select_s": 0.0, "model_s": 0.05, "sim_s": 5.0}]
     t = validate_stage("hw", items, 16, 3, tmp_path / "v.parquet", tmp_path / "s.md", tmp_path, times)
@@ -275,6 +277,8 @@ def test_validation_keeps_long_launches_and_measures_relative_error(tmp_path):
     md = (tmp_path / "s.md").read_text()
     assert "| MT_MSHR_BAND | 25.0 (13.2) | 50.0 (14.0) |" in md
     assert "| w | 0.25 | 0.15 | 5.00 | 20.0 | 33.3 |" in md
+    # Fig. 32: |0.3 - 0.4| / 0.4 on L1; the L2's 2% simulated rate is below the 5% cut
+    assert "- RR: L1 25.0% (1 launches), L2 none qualifies" in md
 
 
 def test_two_means_matches_scikit_learn_on_separated_groups():
@@ -290,3 +294,29 @@ def test_two_means_matches_scikit_learn_on_separated_groups():
     # identical warps: the first
     same = pd.DataFrame({"warp_perf": [0.3] * 5, "insts": [10] * 5})
     assert select_warp(same) == 0
+
+
+def test_sweep_stage_averages_errors_per_point_and_builds_stacks(tmp_path):
+    from pipeline_lib.gpumech.run import sweep_stage
+    launches = pd.DataFrame({"launch": [0], "kernel": ["k"], "blocks": [400], "system_occupancy": [100],
+                             "warps_per_core": [8], "l1_miss_rate": [0.5], "l2_miss_rate": [0.5]})
+
+    def item(cpi, sim_cycles):
+        preds = pd.DataFrame([{"launch": 0, "selection": s, "policy": "rr", "model": m, "cpi": cpi}
+                              for s in ("clustering", "max", "min") for m in M.MODELS])
+        stacks = pd.DataFrame([{"launch": 0, "policy": "rr", **{k: cpi / len(M.STACK) for k in M.STACK}}])
+        sim = pd.DataFrame({"launch": [0], "cycles": [sim_cycles], "warp_instrs": [1600],
+                            "l1_miss_rate": [0.4], "l2_miss_rate": [0.5]})
+        return {"workload": "w", "predictions": preds, "launches": launches, "stacks": stacks, "sim": {"rr": sim}}
+
+    # 16 cores: sim CPI = cycles x 16 / 1600
+    points = [{"key": "w", "value": 8, "hardware": "b-w8", "policy": "rr", "warps": 8, "bandwidth": 100.0,
+               "items": [item(2.0, 100)]},                     # sim 1.0: error 100%
+              {"key": "w", "value": 16, "hardware": "b", "policy": "rr", "warps": 16, "bandwidth": 100.0,
+               "items": [item(1.5, 100)]}]                     # error 50%
+    sw = sweep_stage(points, 16, 3, ["w"], tmp_path / "s.parquet", tmp_path / "st.parquet", tmp_path)
+    g = sw[sw["model"] == "MT"].set_index("value")["avg_error"]
+    assert g.to_dict() == pytest.approx({8: 1.0, 16: 0.5})
+    st = pd.read_parquet(tmp_path / "st.parquet")
+    assert st["warps"].tolist() == [8, 16] and st["gpumech_cpi"].tolist() == pytest.approx([2.0, 1.5])
+    assert (tmp_path / "fig33_cpi_stacks.png").stat().st_size > 0

@@ -24,13 +24,15 @@ TINY = {
                 "sensitivity": ["gpumech-baseline", "gpumech-baseline-sm2"],
                 "markov": {"cases": [[0.05, 100, 4]], "samples": 500},
                 "kernel_types": {"plot": ["red", "bfs-road"]}},
+    "gpumech": {"sweeps": {"w": [16, 32]}, "stack_workloads": ["red"]},
 }
 TBP_PER_WL = {"tbpoint_inter_launch", "tbpoint_regions", "tbpoint_sample", "tbpoint_baselines"}
 TBP_SUMMARIES = {"tbpoint_validate", "tbpoint_sensitivity", "tbpoint_kernel_types", "tbpoint_markov"}
-GPUMECH = {"gpumech_analyse", "gpumech_validate"}
+GPUMECH = {"gpumech_analyse", "gpumech_validate", "gpumech_sweep"}
 ALL_RULES = {"trace", "simulate", "power", *TBP_PER_WL, *TBP_SUMMARIES, *GPUMECH, "all"}
 VARIANT = "gpumech-baseline-sm2"
 GTO = "gpumech-baseline-gto"     # GPUMech's validation simulates the other scheduler too
+W16 = "gpumech-baseline-w16"     # and its sweep the other warp count
 
 
 def _write(path, cfg):
@@ -72,12 +74,14 @@ def test_dag_has_one_trace_job_per_workload(tmp_path):
     # the occupancy study's variant and GPUMech's other scheduler are simulated too (no power:
     # not in simulate.hardware)
     assert sorted((w["wl"], w["hw"]) for w in jobs["simulate"]) == \
-        sorted((wl, hw) for wl in TINY["workloads"] for hw in hws + [VARIANT, GTO])
+        sorted((wl, hw) for wl in TINY["workloads"] for hw in hws + [VARIANT, GTO, W16])
     assert params[("simulate", "hist", GTO)]["hw"]["scheduler"] == "gto"
     # GPUMech predicts both schedulers: it does not receive the configured one
     gm = params[("gpumech_analyse", "hist", "gpumech-baseline")]["hw"]
     assert "scheduler" not in gm and "l1" in gm and "vf_table" not in gm
-    assert sorted(w["wl"] for w in jobs["gpumech_analyse"]) == sorted(TINY["workloads"])
+    # the sweep's w32 point is the base itself, not a second copy of it
+    assert sorted((w["wl"], w["hw"]) for w in jobs["gpumech_analyse"]) == \
+        sorted((wl, hw) for wl in TINY["workloads"] for hw in ("gpumech-baseline", W16))
     assert params[("simulate", "hist", VARIANT)]["hw"]["cores"] == 2
     assert params[("simulate", "hist", VARIANT)]["hw"]["name"] == VARIANT
     # the trace stage receives no hardware parameters
@@ -181,7 +185,7 @@ def test_changing_a_timing_field_reruns_only_that_hardwares_simulations(ran, tmp
     assert sorted((w["wl"], w["hw"]) for w in jobs["tbpoint_sample"]) == \
         sorted((wl, hw) for wl in TINY["workloads"] for hw in ("gpumech-baseline", VARIANT))
     assert sorted((w["wl"], w["hw"]) for w in jobs["simulate"]) == \
-        sorted((wl, hw) for wl in TINY["workloads"] for hw in ("gpumech-baseline", VARIANT, GTO))
+        sorted((wl, hw) for wl in TINY["workloads"] for hw in ("gpumech-baseline", VARIANT, GTO, W16))
 
 
 def test_changing_occupancy_reruns_epoch_clustering_but_not_launch_clustering(ran, tmp_path):
@@ -251,5 +255,8 @@ def test_gpumech_outputs_of_end_to_end_run(ran):
         assert set(p["policy"]) == {"rr", "gto"} and (p["cpi"] > 0).all()
         assert len(p) == len(L) * 3 * 2 * 5        # launches x selections x policies x models
     assert (out / "gpumech-baseline" / "summary.md").read_text().startswith("# GPUMech validation")
-    for f in ("fig27_errors_rr", "fig28_errors_gto"):
+    for f in ("fig27_errors_rr", "fig28_errors_gto", "fig32_miss_rate_error", "fig29_warps", "fig30_mshrs",
+              "fig31_dram_clock", "fig33_cpi_stacks"):
         assert (out / "gpumech-baseline" / f"{f}.png").stat().st_size > 0
+    sw = pd.read_parquet(out / "gpumech-baseline" / "sweeps.parquet")
+    assert sorted(set(zip(sw["value"], sw["hardware"]))) == [(16, W16), (32, "gpumech-baseline")]

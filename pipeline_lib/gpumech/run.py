@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -63,12 +64,15 @@ VALIDATION = [("workload", STR, ""), ("launch", I32, ""), ("kernel", STR, ""), (
               *[(f"cpi_{m}", F64, f"{m} prediction") for m in MODELS],
               *[(f"err_{m}", F64, f"|{m} - sim| / sim") for m in MODELS],
               ("err_max_warp", F64, "GPUMech error with the MAX warp (Fig. 23)"),
-              ("err_min_warp", F64, "GPUMech error with the MIN warp")]
+              ("err_min_warp", F64, "GPUMech error with the MIN warp"),
+              ("collector_l1_miss_rate", F64, "input collector (Fig. 32)"),
+              ("sim_l1_miss_rate", F64, "detailed simulation"), ("collector_l2_miss_rate", F64, ""),
+              ("sim_l2_miss_rate", F64, "")]
 SEED_AVG_ERROR = {("rr", "MT_MSHR_BAND"): 13.2, ("gto", "MT_MSHR_BAND"): 14.0,
                   ("rr", "Markov_Chain"): 62.9, ("gto", "Markov_Chain"): 65.3}
 
 
-def validation_table(items: list[dict], cores: int, min_waves: float) -> pd.DataFrame:
+def validation_table(items: list[dict], cores: int, min_waves: float, policies=POLICIES) -> pd.DataFrame:
     """One row per (workload, launch, policy) for launches with at least
     ``min_waves`` x system occupancy blocks (4.6.1), from dicts with the
     workload, its GPUMech ``predictions`` and ``launches`` tables and the
@@ -77,7 +81,7 @@ def validation_table(items: list[dict], cores: int, min_waves: float) -> pd.Data
     for it in items:
         L = it["launches"].set_index("launch")
         P = it["predictions"]
-        for policy in POLICIES:
+        for policy in policies:
             sim = it["sim"][policy].set_index("launch")
             for lid, l in L.iterrows():
                 if l["blocks"] < min_waves * l["system_occupancy"]:
@@ -93,15 +97,30 @@ def validation_table(items: list[dict], cores: int, min_waves: float) -> pd.Data
                     row[f"err_{m}"] = abs(cpi[("clustering", m)] - sim_cpi) / sim_cpi
                 row["err_max_warp"] = abs(cpi[("max", "MT_MSHR_BAND")] - sim_cpi) / sim_cpi
                 row["err_min_warp"] = abs(cpi[("min", "MT_MSHR_BAND")] - sim_cpi) / sim_cpi
+                for lvl in ("l1", "l2"):
+                    row[f"collector_{lvl}_miss_rate"] = float(l[f"{lvl}_miss_rate"])
+                    row[f"sim_{lvl}_miss_rate"] = float(s[f"{lvl}_miss_rate"])
                 rows.append(row)
     cols = [c for c, _, _ in VALIDATION]
     return pd.DataFrame(rows, columns=cols).sort_values(["policy", "workload", "launch"], ignore_index=True)
 
 
+MIN_MISS_RATE = 0.05
+
+
+def _miss_rate_errors(t: pd.DataFrame, lvl: str) -> pd.Series:
+    """|collector - simulation| / simulation for rows whose simulated rate is
+    at least 5% (4.6.4: small rates make relative errors meaningless)."""
+    sim = t[f"sim_{lvl}_miss_rate"]
+    keep = sim >= MIN_MISS_RATE
+    return ((t.loc[keep, f"collector_{lvl}_miss_rate"] - sim[keep]).abs() / sim[keep]).reset_index(drop=True)
+
+
 def validate_stage(hw_name: str, items: list[dict], cores: int, min_waves: float, out_table, out_summary,
                    fig_dir, times: list[dict]) -> pd.DataFrame:
     """The validation table, a summary with the average errors next to the
-    seed's and the host time, and Figs. 27-28 (errors per workload)."""
+    seed's, the host time and the collector's miss-rate error, and Figs.
+    27-28 (errors per workload) and 32 (miss rates)."""
     t = validation_table(items, cores, min_waves)
     _write(t, VALIDATION, "gpumech_validation", out_table, hardware=hw_name, min_waves=min_waves)
     lines = [f"# GPUMech validation on {hw_name}", "",
@@ -136,11 +155,114 @@ def validate_stage(hw_name: str, items: list[dict], cores: int, min_waves: float
                      f"{h['sim_s'].sum() / max(model_s.sum(), 1e-3):.1f} | "
                      f"{h['sim_s'].sum() / max(reeval_s.sum(), 1e-3):.1f} |")
         lines += ["", "Host times vary from run to run; every other number here is reproducible."]
-    Path(out_summary).write_text("\n".join(lines) + "\n")
     d = Path(fig_dir)
+    lines += ["", "Input collector against the simulation (Fig. 32): mean absolute relative miss-rate error "
+                  f"over launches whose simulated rate is at least {100 * MIN_MISS_RATE:.0f}% (the seed's rule):", ""]
+    for pol in POLICIES:
+        sel = t[t["policy"] == pol]
+        errs = {lvl: _miss_rate_errors(sel, lvl) for lvl in ("l1", "l2")}
+        lines.append(f"- {pol.upper()}: " + ", ".join(
+            f"{lvl.upper()} {100 * e.mean():.1f}% ({len(e)} launches)" if len(e) else f"{lvl.upper()} none qualifies"
+            for lvl, e in errs.items()))
+    Path(out_summary).write_text("\n".join(lines) + "\n")
+    fig32 = []
+    for (pol, wl), g in t.groupby(["policy", "workload"]):
+        fig32.append({"label": f"{wl} {pol}", **{lvl: _miss_rate_errors(g, lvl).mean() for lvl in ("l1", "l2")}})
+    fig32 = pd.DataFrame(fig32, columns=["label", "l1", "l2"]).fillna(0.0)
+    bar_chart(fig32, "label", [("L1", "l1"), ("L2", "l2")], 100, "miss-rate error (%)",
+              f"Input collector vs simulation ({hw_name})", Path(fig_dir) / "fig32_miss_rate_error.png")
     for pol, fig in (("rr", "fig27_errors_rr.png"), ("gto", "fig28_errors_gto.png")):
         sel = t[t["policy"] == pol]
         per_wl = sel.groupby("workload", as_index=False)[[f"err_{m}" for m in MODELS]].mean()
         bar_chart(per_wl, "workload", [(m, f"err_{m}") for m in MODELS], 100, "CPI error (%)",
                   f"Model errors, {pol.upper()} ({hw_name})", d / fig)
     return t
+
+
+SWEEP_KEYS = {"w": ("fig29_warps.png", "warps per core"), "mshr": ("fig30_mshrs.png", "L1 MSHR entries"),
+              "mc": ("fig31_dram_clock.png", "DRAM clock (MHz; bandwidth in proportion)")}
+SWEEPS = [("key", STR, "swept variant key (docs/hardware.md)"), ("value", I64, ""), ("hardware", STR, ""),
+          ("dram_bandwidth_gbs", F64, ""), ("model", STR, "Table 8"), ("policy", STR, ""),
+          ("avg_error", F64, "mean relative CPI error over the validated launches"), ("launches", I64, "")]
+STACK_TABLE = [("workload", STR, ""), ("warps", I64, "sm_limits.warps of the configuration"),
+               ("hardware", STR, ""), *[(k, F64, "mean over the validated launches, CPI") for k in STACK],
+               ("gpumech_cpi", F64, "sum of the stack"), ("sim_cpi", F64, "detailed simulation (the oracle)")]
+
+
+def sweep_stage(points: list[dict], cores: int, min_waves: float, stack_workloads: list[str], out_table,
+                out_stacks, fig_dir) -> pd.DataFrame:
+    """Figs. 29-31 and 33 from configurations that vary one field of a base
+    (4.6.3, 4.7.1).  ``points``: dicts with key, value, hardware, bandwidth,
+    warps (sm_limits.warps) and ``items`` (as :func:`validation_table`'s,
+    simulated under the configuration's own scheduler, ``policy``)."""
+    rows, stack_rows = [], []
+    for pt in points:
+        t = validation_table(pt["items"], cores, min_waves, policies=(pt["policy"],))
+        for m in MODELS:
+            rows.append({"key": pt["key"], "value": pt["value"], "hardware": pt["hardware"],
+                         "dram_bandwidth_gbs": pt["bandwidth"], "model": m, "policy": pt["policy"],
+                         "avg_error": float(t[f"err_{m}"].mean()) if len(t) else float("nan"), "launches": len(t)})
+        if pt["key"] != "w":
+            continue
+        for it in pt["items"]:
+            if it["workload"] not in stack_workloads:
+                continue
+            keep = t.loc[t["workload"] == it["workload"], "launch"]
+            st = it["stacks"]
+            st = st[(st["policy"] == pt["policy"]) & st["launch"].isin(keep)]
+            if len(st):
+                mean = st[STACK].mean()
+                stack_rows.append({"workload": it["workload"], "warps": pt["warps"], "hardware": pt["hardware"],
+                                   **mean.to_dict(), "gpumech_cpi": float(mean.sum()),
+                                   "sim_cpi": float(t.loc[t["workload"] == it["workload"], "sim_cpi"].mean())})
+    sw = pd.DataFrame(rows, columns=[c for c, _, _ in SWEEPS]).sort_values(["key", "value", "model"], ignore_index=True)
+    _write(sw, SWEEPS, "gpumech_sweeps", out_table)
+    stacks = pd.DataFrame(stack_rows, columns=[c for c, _, _ in STACK_TABLE]).sort_values(
+        ["workload", "warps"], ignore_index=True)
+    _write(stacks, STACK_TABLE, "gpumech_cpi_stacks", out_stacks)
+    d = Path(fig_dir)
+    for key, (fname, xlabel) in SWEEP_KEYS.items():
+        _sweep_figure(sw[sw["key"] == key], xlabel, d / fname)
+    _stacks_figure(stacks, d / "fig33_cpi_stacks.png")
+    return sw
+
+
+def _sweep_figure(sw: pd.DataFrame, xlabel: str, path) -> None:
+    from ..plots import pyplot, save
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for m in MODELS:
+        g = sw[sw["model"] == m].sort_values("value")
+        ax.plot(g["value"], 100 * g["avg_error"], "-o", label=m)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("average CPI error (%)")
+    ax.legend(fontsize=7)
+    save(fig, path)
+
+
+def _stacks_figure(stacks: pd.DataFrame, path) -> None:
+    """Fig. 33: per workload, the CPI stack at each warp count, normalised
+    by the simulated CPI of the fewest warps, with the simulated CPI (the
+    oracle) as a line."""
+    from ..plots import pyplot, save
+    plt = pyplot()
+    wls = list(dict.fromkeys(stacks["workload"])) or ["(none)"]
+    fig, axes = plt.subplots(1, len(wls), figsize=(4 * len(wls), 3.5), squeeze=False)
+    for ax, wl in zip(axes[0], wls):
+        g = stacks[stacks["workload"] == wl].sort_values("warps")
+        if not len(g):
+            continue
+        norm = float(g["sim_cpi"].iloc[0]) or 1.0
+        x = np.arange(len(g))
+        bottom = np.zeros(len(g))
+        for k in STACK:
+            v = g[k].to_numpy() / norm
+            ax.bar(x, v, 0.6, bottom=bottom, label=k)
+            bottom += v
+        ax.plot(x, g["sim_cpi"].to_numpy() / norm, "k-o", label="simulation")
+        ax.set_xticks(x, [str(w) for w in g["warps"]])
+        ax.set_xlabel("warps per core")
+        ax.set_title(wl, fontsize=9)
+    axes[0, 0].set_ylabel("CPI / simulated CPI at the fewest warps")
+    axes[0, -1].legend(fontsize=6)
+    save(fig, path)
