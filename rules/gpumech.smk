@@ -31,6 +31,10 @@ def gm_sweep_points(hw):
             for v in values]
 
 
+# sweep point -> the validated configuration whose representative warps it reuses (4.6.5)
+GM_POINT_BASE = {p: hw for hw in GM_HARDWARE for _, _, p in gm_sweep_points(hw) if p != hw}
+
+
 def gm_policy_sims(hw):
     """Simulation name per scheduler: the configuration itself for its own
     scheduler, its -rr/-gto variant for the other."""
@@ -42,6 +46,8 @@ rule gpumech_analyse:
     input:
         check=f"{RESULTS}/traces/{{wl}}/check.json",
         tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in ("launches", "blocks", "instructions", "warp_trace")],
+        base=lambda wc: ([f"{GM_DIR}/{wc.wl}/{GM_POINT_BASE[wc.hw]}/launches.parquet"]
+                         if wc.hw in GM_POINT_BASE else []),
     output:
         predictions=f"{GM_DIR}/{{wl}}/{{hw}}/predictions.parquet",
         stacks=f"{GM_DIR}/{{wl}}/{{hw}}/stacks.parquet",

@@ -258,5 +258,12 @@ def test_gpumech_outputs_of_end_to_end_run(ran):
     for f in ("fig27_errors_rr", "fig28_errors_gto", "fig32_miss_rate_error", "fig29_warps", "fig30_mshrs",
               "fig31_dram_clock", "fig33_cpi_stacks"):
         assert (out / "gpumech-baseline" / f"{f}.png").stat().st_size > 0
+    # the sweep point reuses the base's representative warps (4.6.5) and skips MAX/MIN
+    for wl in TINY["workloads"]:
+        base = pd.read_parquet(out / wl / "gpumech-baseline" / "launches.parquet")
+        point = pd.read_parquet(out / wl / W16 / "launches.parquet")
+        assert point["representative"].tolist() == base["representative"].tolist()
+        assert (point["warp_max"] == -1).all()
+        assert set(pd.read_parquet(out / wl / W16 / "predictions.parquet")["selection"]) == {"clustering"}
     sw = pd.read_parquet(out / "gpumech-baseline" / "sweeps.parquet")
     assert sorted(set(zip(sw["value"], sw["hardware"]))) == [(16, W16), (32, "gpumech-baseline")]

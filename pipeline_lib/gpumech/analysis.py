@@ -44,8 +44,10 @@ class GPUMech:
         every policy is predicted.
     representatives : dict or None
         Launch -> representative warp chosen before (4.6.5: chosen once per
-        input and reused for other configurations); None selects them here
-        by clustering.
+        input and reused for other configurations): then only that warp's
+        intervals are computed and only the ``clustering`` selection is
+        predicted.  None runs the interval algorithm on every warp and
+        selects by clustering, MAX and MIN.
     """
 
     def __init__(self, hw: dict, representatives: dict[int, int] | None = None):
@@ -78,13 +80,15 @@ class GPUMech:
             pcs = pc_latency_table(counts, hw)
             timing = KernelTiming(P, pcs, hw)
             t0 = time.perf_counter()
-            warps = timing.warps(lt)
-            t_intervals = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            chosen = {m: select_warp(warps, m) for m in SELECTIONS}
-            if self.representatives is not None:
-                chosen["clustering"] = int(self.representatives[lid])
-            t_select = time.perf_counter() - t0
+            if self.representatives is None:
+                warps = timing.warps(lt)
+                t_intervals = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                chosen = {m: select_warp(warps, m) for m in SELECTIONS}
+                t_select = time.perf_counter() - t0
+            else:     # 4.6.5: only the representative warp's intervals are needed
+                chosen = {"clustering": int(self.representatives[lid])}
+                t_intervals = t_select = 0.0
             n_warps = occ["sm_occupancy"] * int(launch["warps_per_block"])
             c = contention_inputs(hw, avg_miss_latency(counts, kind, hw))
             t0 = time.perf_counter()
@@ -104,8 +108,8 @@ class GPUMech:
             l2a, l2m = counts[:, PC_L2_ACC].sum(), counts[:, PC_L2_MISS].sum()
             rows.append({"launch": lid, "kernel": launch["kernel"], "blocks": int(launch["n_blocks"]),
                          "system_occupancy": occ["system_occupancy"], "warps_per_core": n_warps,
-                         "representative": chosen["clustering"], "warp_max": chosen["max"],
-                         "warp_min": chosen["min"], "avg_miss_latency": c.avg_miss_latency,
+                         "representative": chosen["clustering"], "warp_max": chosen.get("max", -1),
+                         "warp_min": chosen.get("min", -1), "avg_miss_latency": c.avg_miss_latency,
                          "l1_miss_rate": l1m / l1a if l1a else 0.0, "l2_miss_rate": l2m / l2a if l2a else 0.0,
                          "collector_s": t_collect, "intervals_s": t_intervals, "select_s": t_select,
                          "model_s": t_model})
