@@ -12,6 +12,9 @@ if not config:
 
 CONFIG = validate(config, source=", ".join(str(p) for p in workflow.configfiles) or "config")
 RESULTS = CONFIG["results_dir"]
+# what the analysis and summary jobs ask a scheduler for (trace and
+# simulation jobs take theirs from the config)
+LIGHT_JOB = {"mem_mb": 2000, "runtime": 15}
 WORKLOADS = sorted(CONFIG["workloads"])
 
 wildcard_constraints:

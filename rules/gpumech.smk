@@ -58,6 +58,8 @@ rule gpumech_analyse:
         code_version=GPUMECH_VERSION,
     resources:
         mem_mb=CONFIG["simulate"]["mem_mb"],
+        runtime=CONFIG["simulate"]["runtime_min"],
+    threads: 1
     log:
         f"{RESULTS}/logs/gpumech_analyse/{{wl}}/{{hw}}.log",
     script:
@@ -81,6 +83,9 @@ rule gpumech_validate:
         cores=lambda wc: _hw(wc.hw)["cores"],
         min_waves=GM["min_waves"],
         code_version=GPUMECH_VERSION,
+    resources:
+        **LIGHT_JOB,
+    threads: 1
     log:
         f"{RESULTS}/logs/gpumech_validate/{{hw}}.log",
     script:
@@ -111,6 +116,9 @@ rule gpumech_sweep:
         cores=lambda wc: _hw(wc.hw)["cores"],
         min_waves=GM["min_waves"],
         code_version=GPUMECH_VERSION,
+    resources:
+        **LIGHT_JOB,
+    threads: 1
     log:
         f"{RESULTS}/logs/gpumech_sweep/{{hw}}.log",
     script:

@@ -47,6 +47,8 @@ rule power:
     params:
         hw=lambda wc: hardware_slice(_hw(wc.hw), POWER_FIELDS),
         code_version=POWER_VERSION,
+    resources:
+        **LIGHT_JOB,
     threads: 1
     log:
         f"{RESULTS}/logs/power/{{wl}}/{{hw}}.log",

@@ -32,6 +32,9 @@ rule tbpoint_inter_launch:
     params:
         sigma=TBP["inter_sigma"],
         code_version=TBPOINT_VERSION,
+    resources:
+        **LIGHT_JOB,
+    threads: 1
     log:
         f"{RESULTS}/logs/tbpoint_inter_launch/{{wl}}.log",
     script:
@@ -51,6 +54,9 @@ rule tbpoint_regions:
         max_variation=TBP["max_variation"],
         min_epochs=TBP["min_region_epochs"],
         code_version=TBPOINT_VERSION,
+    resources:
+        **LIGHT_JOB,
+    threads: 1
     log:
         f"{RESULTS}/logs/tbpoint_regions/{{wl}}/{{hw}}.log",
     script:
@@ -77,6 +83,7 @@ rule tbpoint_sample:
     resources:
         mem_mb=CONFIG["simulate"]["mem_mb"],
         runtime=CONFIG["simulate"]["runtime_min"],
+    threads: 1
     log:
         f"{RESULTS}/logs/tbpoint_sample/{{wl}}/{{hw}}.log",
     script:
@@ -92,6 +99,9 @@ rule tbpoint_baselines:
         random=TBP["random"],
         simpoint=TBP["simpoint"],
         code_version=TBPOINT_VERSION,
+    resources:
+        **LIGHT_JOB,
+    threads: 1
     log:
         f"{RESULTS}/logs/tbpoint_baselines/{{wl}}/{{hw}}.log",
     script:
@@ -116,6 +126,9 @@ rule tbpoint_validate:
     params:
         workloads=WORKLOADS,
         code_version=TBPOINT_VERSION,
+    resources:
+        **LIGHT_JOB,
+    threads: 1
     log:
         f"{RESULTS}/logs/tbpoint_validate/{{hw}}.log",
     script:
@@ -134,6 +147,9 @@ rule tbpoint_sensitivity:
         workloads=[wl for hw in TBP_SENSITIVITY for wl in WORKLOADS],
         hardware=[hardware_slice(_hw(hw), ["name"] + OCCUPANCY_FIELDS) for hw in TBP_SENSITIVITY for wl in WORKLOADS],
         code_version=TBPOINT_VERSION,
+    resources:
+        **LIGHT_JOB,
+    threads: 1
     log:
         f"{RESULTS}/logs/tbpoint_sensitivity.log",
     script:
@@ -147,6 +163,9 @@ rule tbpoint_markov:
     params:
         markov=TBP["markov"],
         code_version=TBPOINT_VERSION,
+    resources:
+        **LIGHT_JOB,
+    threads: 1
     log:
         f"{RESULTS}/logs/tbpoint_markov.log",
     script:
@@ -166,6 +185,9 @@ rule tbpoint_kernel_types:
         plot=TBP["kernel_types"]["plot"],
         max_cov=TBP["kernel_types"]["max_cov"],
         code_version=TBPOINT_VERSION,
+    resources:
+        **LIGHT_JOB,
+    threads: 1
     log:
         f"{RESULTS}/logs/tbpoint_kernel_types.log",
     script:

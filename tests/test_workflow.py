@@ -267,3 +267,26 @@ def test_gpumech_outputs_of_end_to_end_run(ran):
         assert set(pd.read_parquet(out / wl / W16 / "predictions.parquet")["selection"]) == {"clustering"}
     sw = pd.read_parquet(out / "gpumech-baseline" / "sweeps.parquet")
     assert sorted(set(zip(sw["value"], sw["hardware"]))) == [(16, W16), (32, "gpumech-baseline")]
+
+
+def test_every_rule_declares_its_resources(tmp_path):
+    """Schedulers pack jobs by threads, memory and run time: every rule but
+    ``all`` states them."""
+    from snakemake.api import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings, SnakemakeApi
+    from snakemake.settings.enums import Quietness
+
+    cfg = _write(tmp_path / "c.yaml", TINY)
+    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as sm:
+        wf_api = sm.workflow(resource_settings=ResourceSettings(cores=1),
+                             config_settings=ConfigSettings(configfiles=[cfg]),
+                             snakefile=ROOT / "Snakefile", workdir=tmp_path)
+        wf_api.dag(DAGSettings())
+        rules = {r.name: r for r in wf_api._workflow.rules}
+    assert set(rules) == ALL_RULES
+    for name, rule in rules.items():
+        if name == "all":
+            continue
+        res = {k: rule.resources[k].value for k in ("mem_mb", "runtime", "_cores") if k in rule.resources.keys()}
+        assert res.get("mem_mb", 0) >= 1000, name
+        assert res.get("runtime", 0) >= 10, name
+        assert res.get("_cores") == 1, name
