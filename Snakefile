@@ -20,11 +20,13 @@ WORKLOADS = sorted(CONFIG["workloads"])
 wildcard_constraints:
     wl="[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",
     hw="[a-z0-9]+(-[a-z0-9]+)*",
+    sweep="[a-z0-9]+(-[a-z0-9]+)*",
 
 include: "rules/trace.smk"
 include: "rules/simulate.smk"
 include: "rules/tbpoint.smk"
 include: "rules/gpumech.smk"
+include: "rules/sweep.smk"
 
 
 rule all:
@@ -37,3 +39,4 @@ rule all:
         [f"{RESULTS}/tbpoint/sensitivity/summary.md"] if TBP_SENSITIVITY else [],
         expand(f"{RESULTS}/gpumech/{{hw}}/summary.md", hw=GM_HARDWARE),
         expand(f"{RESULTS}/gpumech/{{hw}}/sweeps.parquet", hw=GM_HARDWARE) if GM["sweeps"] else [],
+        expand(f"{RESULTS}/sweeps/{{sweep}}/points.parquet", sweep=sorted(SWEEPS)),

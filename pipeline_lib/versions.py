@@ -8,4 +8,4 @@ EMULATOR_VERSION = "1"   # PTX parser/decoder/emulator, workload drivers, trace 
 SIMULATOR_VERSION = "2"  # detailed timing simulator (pipeline_lib/sim: engine, simulator, output)
 POWER_VERSION = "1"      # power model energies and scaling (pipeline_lib/sim/power.py)
 TBPOINT_VERSION = "1"    # TBPoint clustering, regions, sampling policy and baselines (pipeline_lib/tbpoint)
-GPUMECH_VERSION = "2"    # GPUMech collector, interval algorithm, representative warp, models (pipeline_lib/gpumech)
+GPUMECH_VERSION = "3"    # GPUMech collector, interval algorithm, representative warp, models (pipeline_lib/gpumech)

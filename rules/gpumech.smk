@@ -77,6 +77,7 @@ rule gpumech_validate:
     output:
         table=f"{GM_DIR}/{{hw}}/validation.parquet",
         summary=f"{GM_DIR}/{{hw}}/summary.md",
+        host_summary=f"{GM_DIR}/{{hw}}/host_time.md",
         figures=[f"{GM_DIR}/{{hw}}/{f}.png" for f in ("fig27_errors_rr", "fig28_errors_gto", "fig32_miss_rate_error")],
     params:
         workloads=WORKLOADS,

@@ -1,6 +1,8 @@
 # Detailed simulation (docs/simulator.md): full cycle-level simulation of every
 # workload on every configured hardware configuration, and dynamic power from
 # its activity counts.  Each rule receives only the hardware fields it reads.
+import functools
+
 from pipeline_lib.sim.hardware import POWER_FIELDS, TIMING_FIELDS, hardware_slice, load_hardware
 from pipeline_lib.versions import POWER_VERSION, SIMULATOR_VERSION
 
@@ -11,7 +13,9 @@ HARDWARE_DIR = os.path.join(workflow.basedir, CONFIG["simulate"]["hardware_dir"]
 _HW = {name: load_hardware(os.path.join(HARDWARE_DIR, f"{name}.yaml")) for name in HARDWARE}
 
 
+@functools.lru_cache(maxsize=None)
 def _hw(name):
+    """A configuration or variant by name, loaded and validated once per parse."""
     return _HW[name] if name in _HW else load_hardware(os.path.join(HARDWARE_DIR, f"{name}.yaml"))
 
 

@@ -17,4 +17,4 @@ with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
               "sim_s": json.loads(Path(s).read_text())["simulation_s"]}
              for wl, h, s in zip(p.workloads, i.host, i.sim_host)]
     validate_stage(sm.wildcards.hw, items, p.cores, p.min_waves, sm.output.table, sm.output.summary,
-                   Path(sm.output.figures[0]).parent, times)
+                   Path(sm.output.figures[0]).parent, times, sm.output.host_summary)

@@ -268,7 +268,8 @@ def test_validation_keeps_long_launches_and_measures_relative_error(tmp_path):
            "gto": pd.DataFrame({"launch": [0, 1], "cycles": [500, 500], "warp_instrs": [8000, 8000], **rates})}
     items = [{"workload": "w", "predictions": preds, "launches": launches, "sim": sim}]
     times = [{"workload": "w", "collector_s": 0.1, "intervals_s": 0.1, "select_s": 0.0, "model_s": 0.05, "sim_s": 5.0}]
-    t = validate_stage("hw", items, 16, 3, tmp_path / "v.parquet", tmp_path / "s.md", tmp_path, times)
+    t = validate_stage("hw", items, 16, 3, tmp_path / "v.parquet", tmp_path / "s.md", tmp_path, times,
+                       tmp_path / "h.md")
     assert t["launch"].tolist() == [0, 0]            # launch 1 has only 2 waves
     rr = t[t["policy"] == "rr"].iloc[0]
     assert rr["sim_cpi"] == 2.0 and rr["err_MT"] == 0.0 and rr["err_MT_MSHR_BAND"] == pytest.approx(0.25)
@@ -276,7 +277,8 @@ def test_validation_keeps_long_launches_and_measures_relative_error(tmp_path):
     assert gto["err_MT"] == pytest.approx(1.0)
     md = (tmp_path / "s.md").read_text()
     assert "| MT_MSHR_BAND | 25.0 (13.2) | 50.0 (14.0) |" in md
-    assert "| w | 0.25 | 0.15 | 5.00 | 20.0 | 33.3 |" in md
+    assert "| w | 0.25 | 0.15 | 5.00 | 20.0 | 33.3 |" in (tmp_path / "h.md").read_text()
+    assert "host" not in md.lower()
     # Fig. 32: |0.3 - 0.4| / 0.4 on L1; the L2's 2% simulated rate is below the 5% cut
     assert "- RR: L1 25.0% (1 launches), L2 none qualifies" in md
 

@@ -282,7 +282,7 @@ def test_every_rule_declares_its_resources(tmp_path):
                              snakefile=ROOT / "Snakefile", workdir=tmp_path)
         wf_api.dag(DAGSettings())
         rules = {r.name: r for r in wf_api._workflow.rules}
-    assert set(rules) == ALL_RULES
+    assert set(rules) == ALL_RULES | {"sweep_table"}
     for name, rule in rules.items():
         if name == "all":
             continue
@@ -290,3 +290,35 @@ def test_every_rule_declares_its_resources(tmp_path):
         assert res.get("mem_mb", 0) >= 1000, name
         assert res.get("runtime", 0) >= 10, name
         assert res.get("_cores") == 1, name
+
+
+def test_a_declared_sweep_expands_to_named_points(tmp_path):
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    cfg["sweeps"] = {"grid": {"base": "gpumech-baseline", "vary": {"sm": [2, 4], "mc": [1000, 2000, 3000]},
+                              "workloads": ["hist"]}}
+    jobs, params = build_dag(tmp_path, _write(tmp_path / "c.yaml", cfg))
+    names = sorted(f"gpumech-baseline-sm{s}-mc{m}" for s in (2, 4) for m in (1000, 2000, 3000))
+    for rule in ("simulate", "power"):
+        assert sorted(w["hw"] for w in jobs[rule] if w["hw"].startswith("gpumech-baseline-sm") and "mc" in w["hw"]) \
+            == names
+    assert jobs["sweep_table"] == [{"sweep": "grid"}]
+    sim = params[("simulate", "hist", "gpumech-baseline-sm4-mc3000")]["hw"]
+    assert sim["cores"] == 4 and sim["dram"]["clock_mhz"] == 3000
+    p = params[("sweep_table", None, None)]
+    assert [x["name"] for x in p["points"]] == [f"gpumech-baseline-sm{s}-mc{m}" for s in (2, 4)
+                                                 for m in (1000, 2000, 3000)]
+
+
+def test_bad_sweeps_are_named(tmp_path):
+    from pipeline_lib.sweeps import sweep_points
+    with pytest.raises(ValueError, match="unknown key 'l2'"):
+        sweep_points("b", {"l2": [1]})
+    with pytest.raises(ValueError, match="repeats a value"):
+        sweep_points("b", {"sm": [2, 2]})
+    assert [p["name"] for p in sweep_points("b", {"mshr": [8], "sched": ["rr", "gto"]})] == ["b-rr-mshr8", "b-gto-mshr8"]
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    cfg["sweeps"] = {"grid": {"base": "gpumech-baseline", "vary": {"sm": [0]}}}
+    res = subprocess.run(SNAKEMAKE + ["-n", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+                                      "--configfile", str(_write(tmp_path / "c.yaml", cfg))],
+                         capture_output=True, text=True)
+    assert res.returncode != 0 and "sweeps.grid.vary.sm.0" in res.stdout + res.stderr

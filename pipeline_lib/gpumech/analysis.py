@@ -34,6 +34,27 @@ def contention_inputs(hw: dict, miss_latency: float) -> Contention:
                                                          dram_bandwidth_gbs(hw)))
 
 
+def warm_up() -> None:
+    """Load (or on the very first run, compile) the numba kernels on a
+    one-instruction trace, so that host times measure the analysis and not
+    the compiler."""
+    from ..sim.trace_reader import LaunchTrace
+    from .collector import PC_N, _launch
+    from .interval import all_warps
+
+    lt = LaunchTrace(pc=np.zeros(1, np.int32), space=np.full(1, E.SP_GLOBAL, np.int8), nreq=np.ones(1, np.int16),
+                     nthreads=np.ones(1, np.int32), line_off=np.array([0, 1], np.int64),
+                     lines=np.zeros(1, np.int64), warp_off=np.array([0, 1], np.int64))
+    P = np.full((1, E.P_SRC + 2), -1, np.int64)
+    P[0, E.P_KIND], P[0, E.P_LAT] = E.K_LOAD, 1
+    tags = np.full((1, 8), -1, np.int64)
+    _launch(lt.warp_off, lt.pc, lt.space, lt.nreq, lt.line_off, lt.lines, P[:, E.P_KIND].copy(), 1, 1, 1, 1,
+            tags, np.zeros_like(tags), 1, 8, np.full(8, -1, np.int64), np.zeros(8, np.int64), np.zeros(8, np.int64),
+            1, 8, 1, 0, np.zeros((1, PC_N), np.int64))
+    z = np.zeros(1)
+    all_warps(lt.warp_off, lt.pc, lt.space, lt.nreq, P, z, z, z, 1.0, 1.0, 1)
+
+
 class GPUMech:
     """GPUMech for one workload trace on one hardware configuration.
 
@@ -60,6 +81,7 @@ class GPUMech:
         representative warps, warps per core, collector miss rates and host
         seconds per part) and ``pcs`` (the collector's per-PC table)."""
         hw = self.hw
+        warm_up()
         static = kernel_tables(trace, hw)
         collector = CacheCollector(hw)
         keep = None if launches is None else set(int(x) for x in launches)

@@ -7,6 +7,8 @@ plain nested dict so that rules can pass exactly the slice they use through
 """
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from pathlib import Path
 
@@ -36,11 +38,22 @@ class HardwareError(ValueError):
     """An invalid hardware configuration; the message names file and field."""
 
 
-def _validate(cfg: dict, source: str) -> dict:
+@functools.lru_cache(maxsize=1)
+def _validator():
     import jsonschema
 
-    schema = yaml.safe_load((HARDWARE_DIR / "schema.yaml").read_text())
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(cfg), key=lambda e: list(e.absolute_path))
+    return jsonschema.Draft202012Validator(yaml.safe_load((HARDWARE_DIR / "schema.yaml").read_text()))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(path: str, mtime_ns: int):
+    """The parsed YAML of a hardware file (sweeps load one base hundreds of
+    times; the modification time keys the cache)."""
+    return yaml.safe_load(Path(path).read_text())
+
+
+def _validate(cfg: dict, source: str) -> dict:
+    errors = sorted(_validator().iter_errors(cfg), key=lambda e: list(e.absolute_path))
     if errors:
         e = errors[0]
         field = ".".join(str(p) for p in e.absolute_path) or "(top level)"
@@ -128,8 +141,6 @@ def _split_variant(stem: str, folder: Path) -> tuple[str, dict]:
 
 
 def _apply_variant(cfg: dict, fields: dict) -> dict:
-    import copy
-
     cfg = copy.deepcopy(cfg)
     for key, value in fields.items():
         path = VARIANT_FIELDS[key][0]
@@ -160,7 +171,7 @@ def load_hardware(name_or_path) -> dict:
                                 f"{', '.join(k for k in VARIANT_FIELDS if k != 'sched')})")
         p = p.parent / f"{base}.yaml"
     try:
-        cfg = yaml.safe_load(p.read_text())
+        cfg = copy.deepcopy(_parse(str(p), p.stat().st_mtime_ns))
     except yaml.YAMLError as e:
         raise HardwareError(f"{p}: not valid YAML: {e}") from None
     cfg = _validate(cfg if isinstance(cfg, dict) else {}, str(p))

@@ -1,0 +1,69 @@
+"""Design-space sweeps declared in config: a base hardware configuration
+and lists of values for variant keys (docs/hardware.md) expand to the
+Cartesian product of named points, e.g. ``gpumech-baseline-sm4-cc700-mc1000``.
+
+Kept free of heavy imports: the Snakefile expands sweeps on every parse.
+"""
+from __future__ import annotations
+
+import itertools
+
+from .sim.hardware import SCHEDULERS, VARIANT_FIELDS, variant_name
+
+
+def sweep_points(base: str, vary: dict) -> list[dict]:
+    """The points of one sweep in a fixed order (keys in variant order, the
+    last key fastest), each ``{"name": ..., key: value, ...}``."""
+    unknown = sorted(set(vary) - set(VARIANT_FIELDS))
+    if unknown:
+        raise ValueError(f"sweep of {base}: unknown key {unknown[0]!r} (known: {', '.join(VARIANT_FIELDS)})")
+    keys = [k for k in VARIANT_FIELDS if k in vary]
+    for k in keys:
+        values = list(vary[k])
+        if not values:
+            raise ValueError(f"sweep of {base}: key {k!r} has no values")
+        if len(set(values)) != len(values):
+            raise ValueError(f"sweep of {base}: key {k!r} repeats a value")
+        if k == "sched" and set(values) - set(SCHEDULERS):
+            raise ValueError(f"sweep of {base}: sched values must be among {', '.join(SCHEDULERS)}")
+    points = []
+    for combo in itertools.product(*(vary[k] for k in keys)):
+        fields = dict(zip(keys, combo))
+        points.append({"name": variant_name(base, **fields), **fields})
+    return points
+
+
+def sweep_table(sweep: str, rows: list[dict], out) -> "pd.DataFrame":
+    """One row per (point, workload): the point's variant fields, cycles,
+    warp instructions, IPC, run time, dynamic energy and power.  ``rows``:
+    dicts with ``point`` (from :func:`sweep_points`), ``workload``,
+    ``core_clock_mhz``, the simulation ``summary`` and its ``power`` table."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from . import __version__
+    from .sim.output import to_table
+    from .trace.parquet_io import write_table
+
+    recs = []
+    for r in rows:
+        pt, s, pw = r["point"], r["summary"], r["power"]
+        seconds = s["cycles"] / (r["core_clock_mhz"] * 1e6)
+        energy = float(pw["energy_j"].sum())
+        recs.append({"sweep": sweep, "point": pt["name"],
+                     **{k: str(pt[k]) if k == "sched" else int(pt[k]) for k in VARIANT_FIELDS if k in pt},
+                     "workload": r["workload"], "cycles": int(s["cycles"]), "warp_instrs": int(s["warp_instrs"]),
+                     "ipc": float(s["ipc"]), "seconds": seconds, "energy_j": energy,
+                     "dynamic_power_w": energy / seconds if seconds else 0.0})
+    t = pd.DataFrame(recs)
+    keys = [k for k in VARIANT_FIELDS if k in t.columns]
+    docs = {k: d for k, (_, d) in VARIANT_FIELDS.items()}
+    cols = [("sweep", pa.string(), ""), ("point", pa.string(), "hardware variant name"),
+            *[(k, pa.string() if k == "sched" else pa.int64(), docs[k]) for k in keys],
+            ("workload", pa.string(), ""), ("cycles", pa.int64(), "detailed simulation"),
+            ("warp_instrs", pa.int64(), ""), ("ipc", pa.float64(), ""),
+            ("seconds", pa.float64(), "cycles / core clock"), ("energy_j", pa.float64(), "dynamic energy"),
+            ("dynamic_power_w", pa.float64(), "energy_j / seconds")]
+    write_table(to_table(t, cols, "sweep_points", {"stage": "sweep", "sweep": sweep,
+                                                   "library_version": __version__}), out)
+    return t

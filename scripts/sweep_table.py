@@ -1,0 +1,20 @@
+"""Snakemake entry point of rule ``sweep_table`` (logic: pipeline_lib.sweeps)."""
+import contextlib
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline_lib.sweeps import sweep_table
+
+sm = snakemake  # noqa: F821  (injected by Snakemake)
+with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
+    p = sm.params
+    n = len(p.workloads)
+    rows = []
+    for k, (pt, clock) in enumerate(zip(p.points, p.clocks)):
+        for j, wl in enumerate(p.workloads):
+            rows.append({"point": pt, "workload": wl, "core_clock_mhz": clock,
+                         "summary": json.loads(Path(sm.input.summaries[k * n + j]).read_text()),
+                         "power": pd.read_parquet(sm.input.power[k * n + j])})
+    sweep_table(sm.wildcards.sweep, rows, sm.output[0])
