@@ -42,8 +42,7 @@ def sweep_table(sweep: str, rows: list[dict], out) -> "pd.DataFrame":
     import pyarrow as pa
 
     from . import __version__
-    from .sim.output import to_table
-    from .trace.parquet_io import write_table
+    from .sim.output import write_frame
 
     recs = []
     for r in rows:
@@ -64,6 +63,5 @@ def sweep_table(sweep: str, rows: list[dict], out) -> "pd.DataFrame":
             ("warp_instrs", pa.int64(), ""), ("ipc", pa.float64(), ""),
             ("seconds", pa.float64(), "cycles / core clock"), ("energy_j", pa.float64(), "dynamic energy"),
             ("dynamic_power_w", pa.float64(), "energy_j / seconds")]
-    write_table(to_table(t, cols, "sweep_points", {"stage": "sweep", "sweep": sweep,
-                                                   "library_version": __version__}), out)
+    write_frame(t, cols, "sweep_points", out, {"stage": "sweep", "sweep": sweep, "library_version": __version__})
     return t

@@ -10,22 +10,13 @@ import pandas as pd
 
 from ..sim import engine as E
 from ..sim.hardware import dram_bandwidth_gbs, occupancy
-from ..sim.simulator import global_bb_ids, kernel_static
+from ..sim.simulator import global_bb_ids, kernel_tables
 from ..sim.trace_reader import TraceDir
 from .collector import PC_L1_ACC, PC_L1_MISS, PC_L2_ACC, PC_L2_MISS, CacheCollector, avg_miss_latency, pc_latency_table
 from .interval import KernelTiming
 from .model import (MODELS, POLICIES, Contention, check_profile, cpi_markov_chain, cpi_stack,
                     dram_service_cycles, predict)
 from .representative import SELECTIONS, select_warp
-
-
-def kernel_tables(trace: TraceDir, hw: dict) -> dict[str, np.ndarray]:
-    """The engine's static per-PC table of every kernel (kinds, compute
-    latencies, registers), as the detailed simulator builds it."""
-    instr = trace.instructions
-    offsets, _ = global_bb_ids(instr) if len(instr) else ({}, 1)
-    width = max([1] + [len(x) for x in instr["src_regs"]] + [len(x) for x in instr["dst_regs"]])
-    return {k: kernel_static(g, hw, offsets[k], width) for k, g in instr.groupby("kernel")}
 
 
 def contention_inputs(hw: dict, miss_latency: float) -> Contention:
@@ -82,7 +73,9 @@ class GPUMech:
         seconds per part) and ``pcs`` (the collector's per-PC table)."""
         hw = self.hw
         warm_up()
-        static = kernel_tables(trace, hw)
+        # the engine's per-PC tables (kinds, compute latencies, registers), as the simulator builds them
+        instr = trace.instructions
+        static = kernel_tables(instr, hw, global_bb_ids(instr)[0] if len(instr) else {})
         collector = CacheCollector(hw)
         keep = None if launches is None else set(int(x) for x in launches)
         preds, stacks, rows, pcs_out = [], [], [], []

@@ -9,18 +9,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from .. import __version__
-from ..plots import bar_chart
-from ..sim.output import to_table
+from ..plots import bar_chart, pyplot, save
+from ..sim.output import F64, I32, I64, STR, write_frame
 from ..sim.trace_reader import TraceDir
-from ..trace.parquet_io import write_json, write_table
+from ..trace.parquet_io import write_json
 from ..versions import GPUMECH_VERSION
 from .analysis import GPUMech
 from .model import MODELS, POLICIES, STACK
-
-I32, I64, F64, STR = pa.int32(), pa.int64(), pa.float64(), pa.string()
 
 PREDICTIONS = [("launch", I32, ""), ("selection", STR, "representative warp: clustering (4.3.3), max or min (Fig. 23)"),
                ("policy", STR, "rr or gto"), ("model", STR, "Table 8"), ("cpi", F64, "predicted cycles per warp "
@@ -36,8 +33,8 @@ HOST = ["collector_s", "intervals_s", "select_s", "model_s"]
 
 
 def _write(df, cols, name, out, **meta) -> None:
-    write_table(to_table(df, cols, name, {"stage": name, "gpumech_version": GPUMECH_VERSION,
-                                          "library_version": __version__, **meta}), out)
+    write_frame(df, cols, name, out, {"stage": name, "gpumech_version": GPUMECH_VERSION,
+                                      "library_version": __version__, **meta})
 
 
 def analyse_stage(wl: str, trace_dir, hw: dict, hw_name: str, out_dir, representatives_from=None) -> dict:
@@ -179,7 +176,7 @@ def validate_stage(hw_name: str, items: list[dict], cores: int, min_waves: float
         fig32.append({"label": f"{wl} {pol}", **{lvl: _miss_rate_errors(g, lvl).mean() for lvl in ("l1", "l2")}})
     fig32 = pd.DataFrame(fig32, columns=["label", "l1", "l2"]).fillna(0.0)
     bar_chart(fig32, "label", [("L1", "l1"), ("L2", "l2")], 100, "miss-rate error (%)",
-              f"Input collector vs simulation ({hw_name})", Path(fig_dir) / "fig32_miss_rate_error.png")
+              f"Input collector vs simulation ({hw_name})", d / "fig32_miss_rate_error.png")
     for pol, fig in (("rr", "fig27_errors_rr.png"), ("gto", "fig28_errors_gto.png")):
         sel = t[t["policy"] == pol]
         per_wl = sel.groupby("workload", as_index=False)[[f"err_{m}" for m in MODELS]].mean()
@@ -237,7 +234,6 @@ def sweep_stage(points: list[dict], cores: int, min_waves: float, stack_workload
 
 
 def _sweep_figure(sw: pd.DataFrame, xlabel: str, path) -> None:
-    from ..plots import pyplot, save
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for m in MODELS:
@@ -253,7 +249,6 @@ def _stacks_figure(stacks: pd.DataFrame, path) -> None:
     """Fig. 33: per workload, the CPI stack at each warp count, normalised
     by the simulated CPI of the fewest warps, with the simulated CPI (the
     oracle) as a line."""
-    from ..plots import pyplot, save
     plt = pyplot()
     wls = list(dict.fromkeys(stacks["workload"])) or ["(none)"]
     fig, axes = plt.subplots(1, len(wls), figsize=(4 * len(wls), 3.5), squeeze=False)

@@ -81,8 +81,14 @@ def to_table(df, cols, table: str, meta: dict) -> pa.Table:
                                 schema=sch)
 
 
+def write_frame(df, cols, table: str, out, meta: dict) -> None:
+    """Write ``df`` as a documented table: ``cols`` are (name, Arrow type,
+    description), ``meta`` goes to the file's metadata."""
+    write_table(to_table(df, cols, table, meta), out)
+
+
 def write_result(result, out_dir, meta: dict) -> None:
     out = Path(out_dir)
     for name, cols in (("launches", LAUNCHES), ("sms", SMS), ("blocks", BLOCKS), ("pcs", PCS), ("units", UNITS),
                        ("activity", activity_columns())):
-        write_table(to_table(getattr(result, name), cols, name, meta), out / f"{name}.parquet")
+        write_frame(getattr(result, name), cols, name, out / f"{name}.parquet", meta)

@@ -111,6 +111,12 @@ def kernel_static(instr: pd.DataFrame, hw: dict, bb_offset: int, reg_width: int)
     return P
 
 
+def kernel_tables(instr: pd.DataFrame, hw: dict, bb_offsets: dict) -> dict[str, np.ndarray]:
+    """:func:`kernel_static` of every kernel, all with one register width."""
+    width = max([1] + [len(x) for x in instr["src_regs"]] + [len(x) for x in instr["dst_regs"]])
+    return {k: kernel_static(g, hw, bb_offsets[k], width) for k, g in instr.groupby("kernel")}
+
+
 @dataclass
 class SimResult:
     """Tables of one simulation (documented in docs/simulator.md)."""
@@ -201,9 +207,8 @@ class Simulator:
         self.C[E.C_BUDGET] = 2_000_000
         instr = trace.instructions
         self.bb_offsets, self.n_gbb = global_bb_ids(instr) if len(instr) else ({}, 1)
-        width = max([1] + [len(x) for x in instr["src_regs"]] + [len(x) for x in instr["dst_regs"]])
         nregs = 1 + max([0] + [max(x) for x in instr["src_regs"] if len(x)] + [max(x) for x in instr["dst_regs"] if len(x)])
-        self.static = {k: kernel_static(g, hw, self.bb_offsets[k], width) for k, g in instr.groupby("kernel")}
+        self.static = kernel_tables(instr, hw, self.bb_offsets)
         # one pass over the blocks table (workloads may have thousands of launches)
         self._blocks_by_launch = {int(k): g.sort_values("block") for k, g in trace.blocks.groupby("launch")}
         S, MAXW, MAXB = hw["cores"], hw["sm_limits"]["warps"], hw["sm_limits"]["blocks"]

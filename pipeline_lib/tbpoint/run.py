@@ -8,16 +8,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from .. import __version__
 from ..plots import bar_chart
-from ..sim.output import to_table
+from ..sim.output import BOOL, F64, I32, I64, STR, write_frame
 from ..sim.run import write_host_time
 from ..sim.sampling import sampled_rows
 from ..sim.simulator import Simulator
 from ..sim.trace_reader import TraceDir
-from ..trace.parquet_io import write_json, write_table
+from ..trace.parquet_io import write_json
 from ..versions import TBPOINT_VERSION
 from .baselines import IdealSimPoint, estimate, random_sampling
 from .figures import deviation_cdf
@@ -25,8 +24,6 @@ from .inter_launch import FEATURES, InterLaunchSampler, launch_features
 from .markov import figure7_table, ipc_variation
 from .policy import TBPointPolicy
 from .regions import workload_regions
-
-I32, I64, F64, BOOL, STR = pa.int32(), pa.int64(), pa.float64(), pa.bool_(), pa.string()
 
 INTER = [("launch", I32, ""), ("kernel", STR, ""), ("warp_instrs", I64, ""),
          *[(f, F64, "eq. 6 feature") for f in FEATURES],
@@ -61,7 +58,7 @@ def _meta(stage: str, **kw) -> dict:
 
 
 def _write(df, cols, name, out, **meta) -> None:
-    write_table(to_table(df, cols, name, _meta(name, **meta)), out)
+    write_frame(df, cols, name, out, _meta(name, **meta))
 
 
 def inter_launch_stage(wl: str, trace_dir, sigma: float, out) -> pd.DataFrame:
