@@ -15,7 +15,12 @@ RESULTS = CONFIG["results_dir"]
 # what the analysis and summary jobs ask a scheduler for (trace and
 # simulation jobs take theirs from the config)
 LIGHT_JOB = {"mem_mb": 2000, "runtime": 15}
-WORKLOADS = sorted(CONFIG["workloads"])
+# the suite that simulate, TBPoint and GPUMech run over; other configured
+# workloads are traced and simulated only where a sweep or the scaling model
+# names them
+WORKLOADS = sorted(w for w, spec in CONFIG["workloads"].items() if spec["suite"])
+if not WORKLOADS:
+    raise ValueError("config: no workload has suite: true")
 
 wildcard_constraints:
     wl="[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",
@@ -27,6 +32,7 @@ include: "rules/simulate.smk"
 include: "rules/tbpoint.smk"
 include: "rules/gpumech.smk"
 include: "rules/sweep.smk"
+include: "rules/scaling.smk"
 
 
 rule all:
@@ -40,3 +46,4 @@ rule all:
         expand(f"{RESULTS}/gpumech/{{hw}}/summary.md", hw=GM_HARDWARE),
         expand(f"{RESULTS}/gpumech/{{hw}}/sweeps.parquet", hw=GM_HARDWARE) if GM["sweeps"] else [],
         expand(f"{RESULTS}/sweeps/{{sweep}}/points.parquet", sweep=sorted(SWEEPS)),
+        SCALING_TARGETS,

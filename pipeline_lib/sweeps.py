@@ -65,3 +65,29 @@ def sweep_table(sweep: str, rows: list[dict], out) -> "pd.DataFrame":
             ("dynamic_power_w", pa.float64(), "energy_j / seconds")]
     write_frame(t, cols, "sweep_points", out, {"stage": "sweep", "sweep": sweep, "library_version": __version__})
     return t
+
+
+GRID_KEYS = ("sm", "cc", "mc")
+
+
+def grid_base(name: str, spec: dict, base: dict, study_bases: list, heatmap_cc: list) -> str:
+    """Checks that sweep ``name`` is a scaling-model grid (its ``vary`` is
+    exactly SM count, core clock and DRAM clock, two values or more each)
+    and that the configured base points lie on it; returns the variant name
+    of the model's base ({} = the middle value of each sorted axis)."""
+    vary = spec["vary"]
+    if sorted(vary) != sorted(GRID_KEYS) or any(len(vary[k]) < 2 for k in GRID_KEYS):
+        raise ValueError(f"config: scaling.sweep {name!r} must vary exactly sm, cc and mc, each over two values "
+                         f"or more (it varies {', '.join(f'{k}: {v}' for k, v in vary.items())})")
+    axes = {k: sorted(vary[k]) for k in GRID_KEYS}
+    for where, pt in [("scaling.base", base)] + [(f"scaling.study_bases[{i}]", b) for i, b in enumerate(study_bases)]:
+        if not pt:
+            continue
+        for k in GRID_KEYS:
+            if k not in pt or pt[k] not in axes[k]:
+                raise ValueError(f"config: {where}.{k} = {pt.get(k)} is not among the sweep's values {axes[k]}")
+    for cc in heatmap_cc:
+        if cc not in axes["cc"]:
+            raise ValueError(f"config: scaling.heatmap_cc has {cc}, not among the sweep's core clocks {axes['cc']}")
+    point = {k: (base[k] if base else axes[k][len(axes[k]) // 2]) for k in GRID_KEYS}
+    return variant_name(spec["base"], **point)

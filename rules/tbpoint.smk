@@ -14,9 +14,10 @@ TBP_SENSITIVITY = list(TBP["sensitivity"])
 TBP_DIR = f"{RESULTS}/tbpoint"
 for _name in TBP_SENSITIVITY:   # a bad variant name fails before any job runs
     _hw(_name)
-_unknown_plot = [w for w in TBP["kernel_types"]["plot"] if w not in CONFIG["workloads"]]
+_unknown_plot = [w for w in TBP["kernel_types"]["plot"] if w not in WORKLOADS]
 if _unknown_plot:
-    raise ValueError(f"config: tbpoint.kernel_types.plot names {', '.join(_unknown_plot)}, which workloads lacks")
+    raise ValueError(f"config: tbpoint.kernel_types.plot names {', '.join(_unknown_plot)}, which the suite lacks "
+                     "(workloads with suite: true)")
 # [] draws the first configured workload of each Table 6 type
 TBP_PLOT = list(TBP["kernel_types"]["plot"]) or [
     w for kind in ("regular", "irregular")

@@ -32,7 +32,7 @@ def test_defaults_are_filled(tmp_path):
     p = tmp_path / "c.yaml"
     p.write_text(yaml.safe_dump({"workloads": {"a": {"benchmark": "bfs"}}}))
     cfg = load(p)
-    assert cfg["workloads"]["a"] == {"benchmark": "bfs", "size": "small", "seed": 1, "params": {}}
+    assert cfg["workloads"]["a"] == {"benchmark": "bfs", "size": "small", "seed": 1, "params": {}, "suite": True}
     assert cfg["trace"]["chunk_records"] == 4_000_000 and cfg["results_dir"] == "results"
 
 

@@ -87,6 +87,13 @@ def test_variant_names_compose_fields_of_a_base_file():
     assert occupancy(v, 256, 16, 0)["system_occupancy"] == 3 * 7
     m = load_hardware("gpumech-baseline-cc700-mc900-mshr8")
     assert (m["core_clock_mhz"], m["dram"]["clock_mhz"], m["l1"]["mshrs"]) == (700, 900, 8)
+    # DRAM timings keep their DRAM-cycle counts: 300 core cycles at 1000 MHz are
+    # 600 cycles of the 2000 MHz DRAM; at 900 MHz those take 666.7 ns, which are
+    # 466.7 cycles of a 700 MHz core (and 30 -> 46.7 for the row miss)
+    assert (m["dram"]["latency"], m["dram"]["row_miss_latency"]) == (467, 47)
+    assert load_hardware("gpumech-baseline-cc500")["dram"]["latency"] == 150
+    assert load_hardware("gpumech-baseline-mc4000")["dram"]["latency"] == 150
+    assert load_hardware("gpumech-baseline-w16")["dram"] == load_hardware("gpumech-baseline")["dram"]
     assert variant_name("gpumech-baseline", mshr=8, cc=700, mc=900) == "gpumech-baseline-cc700-mc900-mshr8"
     g = load_hardware("gpumech-baseline-gto-w16")
     assert (g["scheduler"], g["sm_limits"]["warps"]) == ("gto", 16)

@@ -1,9 +1,14 @@
 """The scaling model (seed 004, III-B to III-D) on hand-worked and synthetic grids."""
 import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from pipeline_lib.scaling import evaluate as ev
+from pipeline_lib.scaling.counters import FEATURE_NAMES, kernel_counters, kernel_mix
 from pipeline_lib.scaling.model import (ScalingModel, SigmoidNetwork, cu_scaling, engine_scaling, memory_scaling,
-                                        scale)
+                                        scale, scale_grid)
 
 CUS = np.array([2, 4, 8])
 ENG = np.array([400.0, 600.0, 800.0, 1000.0])
@@ -82,3 +87,133 @@ def test_bad_training_data_is_explained():
         ScalingModel().fit(np.ones((2, 3, 4)), np.ones((2, 1)))
     with pytest.raises(ValueError, match="finite and positive"):
         ScalingModel().fit(np.zeros((2, 1, 2, 2)), np.ones((2, 1)))
+
+
+def test_grid_prediction_equals_equation1_at_every_point_and_base():
+    rng = np.random.default_rng(3)
+    nc, ne, nm = 3, 4, 2
+    C = rng.uniform(0.4, 1.2, (2, nc - 1))
+    E = rng.uniform(0.5, 1.1, (2, nc, nm, ne - 1))
+    M = rng.uniform(0.7, 1.0, (2, nc, ne, nm - 1))
+    for base in [(0, 0, 0), (1, 2, 1), (2, 3, 0)]:
+        grid = scale_grid(np.array([2.0, 3.0]), base, C, E, M)
+        for i in range(2):
+            for target in np.ndindex(nc, ne, nm):
+                assert grid[(i, *target)] == pytest.approx(scale([2.0, 3.0][i], base, target, C[i], E[i], M[i]))
+        assert grid[(0, *base)] == pytest.approx(2.0)
+
+
+# -- Table II counters ---------------------------------------------------------------------------------------------
+def _tiny_trace(tmp_path):
+    """Two kernels: k0 (launches 0, 2) and k1 (launch 1); a hand-made warp trace."""
+    instructions = pd.DataFrame({"kernel": ["k0"] * 5 + ["k1"] * 3, "pc": [0, 1, 2, 3, 4, 0, 1, 2],
+                                 "opclass": ["fp32", "load", "load", "store", "exit", "int", "load", "branch"]})
+    launches = pd.DataFrame({"launch": [0, 1, 2], "kernel": ["k0", "k1", "k0"], "warp_instrs": [5, 4, 5],
+                             "thread_instrs": [160, 64, 160], "warps_per_block": [2, 4, 2]})
+    # k0: fp32, a global load, a shared load, a global store, exit -- twice; k1: int, a param load, 2 branches
+    rows = [(0, 0, 0), (0, 1, 1), (0, 2, 2), (0, 3, 1), (0, 4, 0), (2, 0, 0), (2, 1, 1), (2, 2, 2), (2, 3, 1),
+            (2, 4, 0), (1, 0, 0), (1, 1, 5), (1, 2, 0), (1, 2, 0)]
+    t = pa.table({"launch": pa.array([r[0] for r in rows], pa.int32()), "pc": pa.array([r[1] for r in rows], pa.int32()),
+                  "space": pa.array([r[2] for r in rows], pa.int8())})
+    pq.write_table(t, tmp_path / "wt.parquet", row_group_size=4)
+    return instructions, launches, tmp_path / "wt.parquet"
+
+
+def test_instruction_mix_from_the_warp_trace(tmp_path):
+    mix = kernel_mix(*_tiny_trace(tmp_path)).set_index("kernel")
+    assert mix.loc["k0"].to_dict() == {"warp_instrs": 10, "thread_instrs": 320, "valu": 2, "control": 2,
+                                       "vfetch": 2, "sfetch": 0, "vwrite": 2, "lds": 2}
+    assert mix.loc["k1"].to_dict() == {"warp_instrs": 4, "thread_instrs": 64, "valu": 1, "control": 2,
+                                       "vfetch": 0, "sfetch": 1, "vwrite": 0, "lds": 0}
+    ins, la, _ = _tiny_trace(tmp_path)
+    la.loc[1, "warp_instrs"] = 5
+    with pytest.raises(ValueError, match="launches.parquet says"):
+        kernel_mix(ins, la, tmp_path / "wt.parquet")
+
+
+def test_counters_by_hand(tmp_path):
+    from pipeline_lib.sim import load_hardware
+    hw = load_hardware("gpumech-baseline")       # 16 SMs, 1000 MHz, 32 warps, 128 B lines, 192 GB/s
+    ins, la, wt = _tiny_trace(tmp_path)
+    mix = kernel_mix(ins, la, wt)
+    sim = pd.DataFrame({"launch": [0, 1, 2], "kernel": ["k0", "k1", "k0"], "cycles": [600, 100, 400],
+                        "warp_instrs": [5, 4, 5], "blocks": [10, 4, 1000], "sm_occupancy": [8, 2, 8],
+                        "l1_accesses": [10, 0, 10], "l1_misses": [4, 0, 4], "l2_misses": [2, 0, 3],
+                        "mshr_stall_cycles": [1600, 0, 0]})
+    act = pd.DataFrame({"launch": [0, 1, 2], "cycles": [600, 100, 400], "shared_accesses": [3, 0, 1],
+                        "l2_accesses": [6, 0, 7], "dram_reads": [2, 0, 3], "dram_writes": [1, 0, 0]})
+    power = pd.DataFrame({"launch": [0, 1, 2], "energy_j": [1e-6, 5e-7, 1e-6]})
+    c = kernel_counters(mix, la, sim, act, power, hw).set_index("kernel").loc["k0"]
+    assert c["cycles"] == 1000 and c["seconds"] == pytest.approx(1e-6)
+    assert c["dynamic_power_w"] == pytest.approx(2.0)
+    assert c["valu_insts"] == pytest.approx(0.2) and c["lds_insts"] == pytest.approx(0.2)
+    assert c["valu_utilization"] == pytest.approx(1.0)
+    assert c["valu_busy"] == pytest.approx(2 / (1000 * 16))
+    assert c["cache_hit"] == pytest.approx(1 - 5 / 13)
+    # lines through the LSU: 20 load lines + (13 L2 accesses - 8 load misses) store lines
+    assert c["mem_unit_busy"] == pytest.approx(25 / 16000)
+    assert c["mem_unit_stalled"] == pytest.approx(0.1)
+    assert c["lds_bank_conflict"] == pytest.approx((4 - 2) / 16000)
+    assert c["occupancy"] == pytest.approx(16 / 32)
+    assert c["v_ipc"] == pytest.approx(0.01)
+    assert c["mem_time"] == pytest.approx(6 * 128 / 192e9 / 1e-6)
+    assert c["fetch_per_load_byte"] == pytest.approx(2 / (20 * 128))
+    assert c["write_per_store_byte"] == pytest.approx(2 / (5 * 128))
+    assert c["num_work_groups"] == 320               # (10 + 1000) / 2 saturates
+    assert c["read_bandwidth"] == pytest.approx(5 * 128 / 1e-6 / 1e9)
+    k1 = kernel_counters(mix, la, sim, act, power, hw).set_index("kernel").loc["k1"]
+    assert k1["cache_hit"] == 1.0 and k1["fetch_per_load_byte"] == 0.0 and k1["occupancy"] == pytest.approx(8 / 32)
+    assert list(kernel_counters(mix, la, sim, act, power, hw).columns[5:]) == FEATURE_NAMES
+
+
+# -- validation (V) --------------------------------------------------------------------------------------------------
+def _synthetic_dataset(n_per_kind=8, seed=5):
+    """Compute-, memory- and mixed-bound kernels over a 3 x 4 x 4 grid, with
+    counters that reveal their kind at every point."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    mem = {"compute": 0.1, "memory": 0.9, "mixed": 0.5}
+    for kind in ("compute", "memory", "mixed"):
+        for i in range(n_per_kind):
+            T = _time(kind, rng.uniform(0.5, 2)) * rng.uniform(0.99, 1.01, (3, 4, 4))
+            noise = rng.normal(0, 0.02)
+            for (c, e, m), t in np.ndenumerate(T):
+                feats = dict.fromkeys(FEATURE_NAMES, 0.5)
+                feats["mem_time"] = mem[kind] + noise
+                rows.append({"instance": f"{kind}{i}:k", "sm": int(CUS[c]), "cc": int(ENG[e]), "mc": int(MEM[m]),
+                             "seconds": t, "dynamic_power_w": 10 + 5 * mem[kind] * m, **feats})
+    return pd.DataFrame(rows)
+
+
+def test_validation_errors_are_low_for_separable_kernels_and_splits_are_disjoint():
+    grid = ev.grid_arrays(_synthetic_dataset())
+    assert grid.values["time"].shape == (24, 3, 4, 4) and grid.counters.shape == (24, 3, 4, 4, len(FEATURE_NAMES))
+    parts = ev.splits(24, 0.2, 3, seed=1)
+    for tr, te in parts:
+        assert len(te) == 5 and not set(tr) & set(te) and len(tr) + len(te) == 24
+    assert [te.tolist() for _, te in parts] == [te.tolist() for _, te in ev.splits(24, 0.2, 3, seed=1)]
+    assert parts[0][1].tolist() != parts[1][1].tolist()
+    heat = ev.heatmap(grid, "time", [400, 1000], parts, k=3, seed=1)
+    assert len(heat) == 2 * 3 * 4 and (heat["predictions"] == 3 * 5 * 47).all()
+    assert heat["mean_error"].max() < 0.05
+    study, hist = ev.cluster_study(grid, "time", [(1, 1, 1), (0, 3, 3)], [1, 3], {1, 3}, parts, seed=1)
+    one, three = (study[study["k"] == k]["mean_error"].mean() for k in (1, 3))
+    assert three < 0.05 < one            # one cluster cannot hold three scaling kinds
+    assert hist.groupby("k")["count"].sum().tolist() == [2 * 3 * 5 * 47] * 2
+    src = ev.error_sources(grid, "time", (1, 1, 1), parts, k=3, seed=1)
+    assert src["train_oracle"] <= src["train_network"] + 1e-12 and src["held_out"] < 0.05
+    assert src["held_out_oracle"] < 0.05
+
+
+def test_incomplete_or_bad_grids_are_named():
+    data = _synthetic_dataset(2)
+    with pytest.raises(ValueError, match="points are missing"):
+        ev.grid_arrays(data.iloc[1:])
+    bad = data.copy()
+    bad.loc[3, "seconds"] = 0
+    with pytest.raises(ValueError, match="seconds must be positive"):
+        ev.grid_arrays(bad)
+    with pytest.raises(ValueError, match="too few"):
+        ev.splits(2, 0.2, 1, 0)
+    with pytest.raises(ValueError, match="sm = 5 is not on the grid"):
+        ev.grid_arrays(data).index(5, 400, 400)

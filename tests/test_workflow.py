@@ -1,5 +1,6 @@
 """The Snakemake workflow: DAG wiring (built with Snakemake's API), config
 validation at load, a tiny end-to-end run, and exact reruns."""
+import re
 import shutil
 import subprocess
 import sys
@@ -25,11 +26,18 @@ TINY = {
                 "markov": {"cases": [[0.05, 100, 4]], "samples": 500},
                 "kernel_types": {"plot": ["red", "bfs-road"]}},
     "gpumech": {"sweeps": {"w": [16, 32]}, "stack_workloads": ["red"]},
+    # a 2 x 2 x 2 scaling grid on the base the rerun tests leave alone: 3 kernel instances
+    "sweeps": {"grid": {"base": "tbpoint-fermi", "vary": {"sm": [1, 2], "cc": [500, 1000], "mc": [1000, 2000]}}},
+    "scaling": {"sweep": "grid", "clusters": 2, "splits": 2, "cluster_counts": [1, 2], "histogram_k": [2],
+                "predict": ["hist"]},
 }
+GRID = [f"tbpoint-fermi-sm{s}-cc{c}-mc{m}" for s in (1, 2) for c in (500, 1000) for m in (1000, 2000)]
+SCALING = {"scaling_profile", "scaling_dataset", "scaling_train", "scaling_validate", "scaling_summary",
+           "scaling_predict"}
 TBP_PER_WL = {"tbpoint_inter_launch", "tbpoint_regions", "tbpoint_sample", "tbpoint_baselines"}
 TBP_SUMMARIES = {"tbpoint_validate", "tbpoint_sensitivity", "tbpoint_kernel_types", "tbpoint_markov"}
 GPUMECH = {"gpumech_analyse", "gpumech_validate", "gpumech_sweep"}
-ALL_RULES = {"trace", "simulate", "power", *TBP_PER_WL, *TBP_SUMMARIES, *GPUMECH, "all"}
+ALL_RULES = {"trace", "simulate", "power", *TBP_PER_WL, *TBP_SUMMARIES, *GPUMECH, "sweep_table", *SCALING, "all"}
 VARIANT = "gpumech-baseline-sm2"
 GTO = "gpumech-baseline-gto"     # GPUMech's validation simulates the other scheduler too
 W16 = "gpumech-baseline-w16"     # and its sweep the other warp count
@@ -70,11 +78,12 @@ def test_dag_has_one_trace_job_per_workload(tmp_path):
     assert sorted(w["wl"] for w in jobs["trace"]) == sorted(TINY["workloads"])
     assert set(jobs) == ALL_RULES
     hws = ["gpumech-baseline", "tbpoint-fermi"]
-    assert sorted((w["wl"], w["hw"]) for w in jobs["power"]) == sorted((wl, hw) for wl in TINY["workloads"] for hw in hws)
+    assert sorted((w["wl"], w["hw"]) for w in jobs["power"]) == \
+        sorted((wl, hw) for wl in TINY["workloads"] for hw in hws + GRID)
     # the occupancy study's variant and GPUMech's other scheduler are simulated too (no power:
-    # not in simulate.hardware)
+    # not in simulate.hardware), and every point of the scaling grid
     assert sorted((w["wl"], w["hw"]) for w in jobs["simulate"]) == \
-        sorted((wl, hw) for wl in TINY["workloads"] for hw in hws + [VARIANT, GTO, W16])
+        sorted((wl, hw) for wl in TINY["workloads"] for hw in hws + [VARIANT, GTO, W16] + GRID)
     assert params[("simulate", "hist", GTO)]["hw"]["scheduler"] == "gto"
     # GPUMech predicts both schedulers: it does not receive the configured one
     gm = params[("gpumech_analyse", "hist", "gpumech-baseline")]["hw"]
@@ -269,6 +278,70 @@ def test_gpumech_outputs_of_end_to_end_run(ran):
     assert sorted(set(zip(sw["value"], sw["hardware"]))) == [(16, W16), (32, "gpumech-baseline")]
 
 
+def test_scaling_outputs_of_end_to_end_run(ran):
+    d, _ = ran
+    import pandas as pd
+    from pipeline_lib.scaling.counters import FEATURE_NAMES
+    out = d / "results" / "scaling" / "grid"
+    data = pd.read_parquet(out / "dataset.parquet")
+    assert sorted(data["instance"].unique()) == ["bfs-road:bfs_expand", "hist:histogram256", "red:reduce_sum"]
+    assert sorted(data["point"].unique()) == sorted(GRID) and len(data) == 3 * 8
+    assert data[FEATURE_NAMES].notna().all().all() and (data["seconds"] > 0).all()
+    # fewer SMs never run faster than more at the same clocks (times summed over a kernel's launches)
+    t = data.set_index(["instance", "cc", "mc", "sm"])["seconds"].unstack("sm")
+    assert (t[1] >= t[2]).all()
+    for metric in ("time", "power"):
+        heat = pd.read_parquet(out / metric / "heatmap.parquet")
+        assert len(heat) == 2 * 2 * 2 and heat["mean_error"].between(0, 10).all()
+        assert (heat["predictions"] == 2 * 1 * 7).all()       # splits x held-out kernels x targets
+        assert sorted(pd.read_parquet(out / metric / "clusters.parquet")["k"].unique()) == [1, 2]
+        for f in ("heatmap_cc500", "heatmap_cc1000", "clusters", "histogram"):
+            assert (out / metric / f"{f}.png").stat().st_size > 0
+    assert "seed: 15%" in (out / "summary.md").read_text()
+    assert "per target configuration" in (out / "host_time.md").read_text()
+    p = pd.read_parquet(out / "predict" / "hist.parquet")
+    assert len(p) == 8 and sorted(p["point"]) == sorted(GRID)
+    # the model's base (the middle of each axis) predicts its own measurement
+    base = p.set_index("point").loc["tbpoint-fermi-sm2-cc1000-mc2000"]
+    meas = data.set_index(["instance", "point"]).loc[("hist:histogram256", "tbpoint-fermi-sm2-cc1000-mc2000")]
+    assert base["seconds"] == pytest.approx(meas["seconds"]) and base["dynamic_power_w"] == pytest.approx(
+        meas["dynamic_power_w"])
+
+
+def test_predicting_a_new_kernel_needs_no_retraining_and_no_sweep(ran, tmp_path):
+    d, _ = ran
+    cfg = _with_hw(d, "hw")
+    cfg["workloads"]["red2"] = {"benchmark": "reduction", "size": "small", "seed": 3, "suite": False,
+                                "params": {"elements": 8192, "blocks": 4}}
+    cfg["scaling"]["predict"] = ["hist", "red2"]
+    jobs, _ = build_dag(d, _write(tmp_path / "c2.yaml", cfg))
+    # its trace, one simulation at the model's base, its profile and the prediction: nothing else
+    assert set(jobs) == {"trace", "simulate", "power", "scaling_profile", "scaling_predict", "all"}
+    assert jobs["simulate"] == [{"wl": "red2", "hw": "tbpoint-fermi-sm2-cc1000-mc2000"}]
+    assert jobs["scaling_predict"] == [{"wl": "red2"}]
+
+
+@pytest.mark.parametrize("scaling, sweep, message", [
+    ({"sweep": "nope"}, None, "scaling.sweep names 'nope'"),
+    ({"sweep": "grid"}, {"sm": [1, 2], "cc": [500, 1000]}, "must vary exactly sm, cc and mc"),
+    ({"sweep": "grid"}, {"sm": [1], "cc": [500, 1000], "mc": [1000, 2000]}, "two values or more"),
+    ({"sweep": "grid", "base": {"sm": 3, "cc": 500, "mc": 1000}}, None, r"scaling.base.sm = 3 is not among"),
+    ({"sweep": "grid", "heatmap_cc": [700]}, None, "scaling.heatmap_cc has 700"),
+    ({"sweep": "grid", "histogram_k": [5]}, None, "histogram_k has 5"),
+    ({"sweep": "grid", "predict": ["zzz"]}, None, "scaling.predict names zzz"),
+])
+def test_bad_scaling_configs_are_named(tmp_path, scaling, sweep, message):
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    cfg["scaling"] = scaling
+    if sweep:
+        cfg["sweeps"]["grid"]["vary"] = sweep
+    res = subprocess.run(SNAKEMAKE + ["-n", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+                                      "--configfile", str(_write(tmp_path / "c.yaml", cfg))],
+                         capture_output=True, text=True)
+    assert res.returncode != 0
+    assert re.search(message, res.stdout + res.stderr), (res.stdout + res.stderr)[-2000:]
+
+
 def test_every_rule_declares_its_resources(tmp_path):
     """Schedulers pack jobs by threads, memory and run time: every rule but
     ``all`` states them."""
@@ -282,7 +355,7 @@ def test_every_rule_declares_its_resources(tmp_path):
                              snakefile=ROOT / "Snakefile", workdir=tmp_path)
         wf_api.dag(DAGSettings())
         rules = {r.name: r for r in wf_api._workflow.rules}
-    assert set(rules) == ALL_RULES | {"sweep_table"}
+    assert set(rules) == ALL_RULES
     for name, rule in rules.items():
         if name == "all":
             continue
@@ -296,6 +369,7 @@ def test_a_declared_sweep_expands_to_named_points(tmp_path):
     cfg = yaml.safe_load(yaml.safe_dump(TINY))
     cfg["sweeps"] = {"grid": {"base": "gpumech-baseline", "vary": {"sm": [2, 4], "mc": [1000, 2000, 3000]},
                               "workloads": ["hist"]}}
+    cfg["scaling"] = {}
     jobs, params = build_dag(tmp_path, _write(tmp_path / "c.yaml", cfg))
     names = sorted(f"gpumech-baseline-sm{s}-mc{m}" for s in (2, 4) for m in (1000, 2000, 3000))
     for rule in ("simulate", "power"):

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 
 # -- scaling values (III-B) ----------------------------------------------------------------------------------------
@@ -69,9 +70,64 @@ def scale(t0: float, base: tuple[int, int, int], target: tuple[int, int, int], C
     return t
 
 
+def _cum(values: np.ndarray) -> np.ndarray:
+    """Products of the step ratios from index 0 along the last axis (1 first)."""
+    ones = np.ones(values.shape[:-1] + (1,))
+    return np.concatenate([ones, np.cumprod(values, axis=-1)], axis=-1)
+
+
+def scale_grid(t0: np.ndarray, base: tuple[int, int, int], C: np.ndarray, E: np.ndarray,
+               M: np.ndarray) -> np.ndarray:
+    """:func:`scale` to every grid point at once, for kernels along the first
+    axis: ``t0`` (n,), C (n, nc-1), E (n, nc, nm, ne-1), M (n, nc, ne, nm-1);
+    returns (n, nc, ne, nm).  A product of steps from a to b is
+    cum[b] / cum[a], which is the reciprocal product going down."""
+    c0, e0, m0 = base
+    cc, ce, cm = _cum(C), _cum(E), _cum(M)
+    a = cc / cc[:, c0:c0 + 1]                                   # (n, nc)
+    b = ce[:, :, m0, :] / ce[:, :, m0, e0:e0 + 1]               # (n, nc, ne)
+    d = cm / cm[:, :, :, m0:m0 + 1]                             # (n, nc, ne, nm)
+    return t0[:, None, None, None] * a[:, :, None, None] * b[:, :, :, None] * d
+
+
 # -- the classifier (III-D) ----------------------------------------------------------------------------------------
 def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-np.clip(x, -60, 60)))
+
+
+@njit(cache=True)
+def _sig(v):
+    return 1.0 / (1.0 + np.exp(-np.minimum(np.maximum(v, -60.0), 60.0)))
+
+
+@njit(cache=True)
+def _adam_step(p, g, m, v, lr, c1, c2):
+    m *= 0.9
+    m += 0.1 * g
+    v *= 0.999
+    v += 0.001 * g * g
+    p -= lr * (m / c1) / (np.sqrt(v / c2) + 1e-8)
+
+
+@njit(cache=True)
+def _adam(x, y, W1, b1, W2, b2, epochs, lr):
+    """Full-batch Adam (betas 0.9, 0.999) on the cross-entropy of sigmoid
+    outputs against one-hot ``y``; updates the weights in place.  Compiled:
+    the networks are retrained for every split, base and cluster count."""
+    mW1, vW1, mb1, vb1 = np.zeros_like(W1), np.zeros_like(W1), np.zeros_like(b1), np.zeros_like(b1)
+    mW2, vW2, mb2, vb2 = np.zeros_like(W2), np.zeros_like(W2), np.zeros_like(b2), np.zeros_like(b2)
+    n = x.shape[0]
+    for step in range(1, epochs + 1):
+        h = _sig(x @ W1 + b1)
+        out = _sig(h @ W2 + b2)
+        d2 = (out - y) / n                           # cross-entropy through the sigmoid
+        d1 = (d2 @ W2.T) * h * (1 - h)
+        c1 = 1 - 0.9 ** step
+        c2 = 1 - 0.999 ** step
+        _adam_step(W1, x.T @ d1, mW1, vW1, lr, c1, c2)
+        _adam_step(b1, d1.sum(axis=0), mb1, vb1, lr, c1, c2)
+        _adam_step(W2, h.T @ d2, mW2, vW2, lr, c1, c2)
+        _adam_step(b2, d2.sum(axis=0), mb2, vb2, lr, c1, c2)
 
 
 @dataclass
@@ -93,22 +149,8 @@ class SigmoidNetwork:
         W2 = rng.normal(0, 1 / np.sqrt(self.hidden), (self.hidden, n_classes))
         b2 = np.zeros(n_classes)
         y = np.eye(n_classes)[labels]
-        params = [W1, b1, W2, b2]
-        m = [np.zeros_like(p) for p in params]
-        v = [np.zeros_like(p) for p in params]
-        for step in range(1, self.epochs + 1):
-            h = _sigmoid(x @ W1 + b1)
-            out = _sigmoid(h @ W2 + b2)
-            d2 = (out - y) / len(x)                  # cross-entropy through the sigmoid
-            d1 = (d2 @ W2.T) * h * (1 - h)
-            grads = [x.T @ d1, d1.sum(0), h.T @ d2, d2.sum(0)]
-            for p, g, mi, vi in zip(params, grads, m, v):
-                mi *= 0.9
-                mi += 0.1 * g
-                vi *= 0.999
-                vi += 0.001 * g * g
-                p -= self.learning_rate * (mi / (1 - 0.9 ** step)) / (np.sqrt(vi / (1 - 0.999 ** step)) + 1e-8)
-        self.weights = params
+        _adam(np.ascontiguousarray(x, dtype=np.float64), y, W1, b1, W2, b2, self.epochs, self.learning_rate)
+        self.weights = [W1, b1, W2, b2]
         return self
 
     def outputs(self, x: np.ndarray) -> np.ndarray:
@@ -148,6 +190,7 @@ class ScalingModel:
     networks_: dict = field(default_factory=dict)
     labels_: dict = field(default_factory=dict)
     shape_: tuple = ()
+    meta_: dict = field(default_factory=dict)
 
     def _normalise(self, counters: np.ndarray) -> np.ndarray:
         span = np.where(self.hi_ > self.lo_, self.hi_ - self.lo_, 1.0)
@@ -167,50 +210,77 @@ class ScalingModel:
         self.shape_ = (nc, ne, nm)
         self.lo_, self.hi_ = counters.min(0), counters.max(0)
         x = self._normalise(counters)
-        c0, e0, m0 = self.base
-        sets = {f"cu{c}": np.hstack([engine_scaling(times)[:, c].reshape(n, -1),
-                                     memory_scaling(times)[:, c].reshape(n, -1)]) for c in range(nc)}
-        sets["cu"] = cu_scaling(times, e0, m0)
         k = min(self.n_clusters, n)
-        for name, feats in sets.items():
+        for name, feats in self.scaling_sets(times).items():
             km = KMeans(n_clusters=k, n_init=10, random_state=self.seed).fit(feats)
             self.labels_[name] = km.labels_
             self.centroids_[name] = km.cluster_centers_
             self.networks_[name] = SigmoidNetwork(hidden=k, seed=self.seed).fit(x, km.labels_, k)
         return self
 
-    def surfaces(self, counters: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The chosen clusters' scaling values (C, E, M) for one kernel."""
-        nc, ne, nm = self.shape_
+    def scaling_sets(self, times: np.ndarray) -> dict:
+        """The clustered vectors of each kernel: per SM count c, its engine
+        and memory scaling values ("cu<c>"); the SM-count values at the
+        base clocks ("cu")."""
+        n, nc = times.shape[:2]
+        E, M = engine_scaling(times), memory_scaling(times)
+        sets = {f"cu{c}": np.hstack([E[:, c].reshape(n, -1), M[:, c].reshape(n, -1)]) for c in range(nc)}
+        sets["cu"] = cu_scaling(times, self.base[1], self.base[2])
+        return sets
+
+    def nearest_clusters(self, times: np.ndarray) -> dict:
+        """The cluster of each set nearest to each kernel's measured scaling
+        values: the best any classifier could pick (an oracle for kernels
+        outside the training set)."""
+        return {name: ((v[:, None, :] - self.centroids_[name][None]) ** 2).sum(-1).argmin(1)
+                for name, v in self.scaling_sets(np.asarray(times, float)).items()}
+
+    def picks(self, counters: np.ndarray) -> dict:
+        """The cluster each network chooses, per cluster set: {set: (kernels,)}."""
         x = self._normalise(np.atleast_2d(counters))
-        pick = {name: int(net.predict(x)[0]) for name, net in self.networks_.items()}
-        C = self.centroids_["cu"][pick["cu"]]
-        E = np.empty((nc, nm, ne - 1))
-        M = np.empty((nc, ne, nm - 1))
+        return {name: net.predict(x) for name, net in self.networks_.items()}
+
+    def surfaces(self, picks: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The chosen clusters' scaling values for each kernel: C (kernels,
+        nc-1), E (kernels, nc, nm, ne-1), M (kernels, nc, ne, nm-1)."""
+        nc, ne, nm = self.shape_
+        C = self.centroids_["cu"][picks["cu"]]
+        n = len(C)
+        E = np.empty((n, nc, nm, ne - 1))
+        M = np.empty((n, nc, ne, nm - 1))
         for c in range(nc):
-            v = self.centroids_[f"cu{c}"][pick[f"cu{c}"]]
-            E[c] = v[:nm * (ne - 1)].reshape(nm, ne - 1)
-            M[c] = v[nm * (ne - 1):].reshape(ne, nm - 1)
+            v = self.centroids_[f"cu{c}"][picks[f"cu{c}"]]
+            E[:, c] = v[:, :nm * (ne - 1)].reshape(n, nm, ne - 1)
+            M[:, c] = v[:, nm * (ne - 1):].reshape(n, ne, nm - 1)
         return C, E, M
 
+    def predict_grid(self, counters: np.ndarray, t0, picks: dict | None = None) -> np.ndarray:
+        """Every grid point of every kernel (kernels, nc, ne, nm) from its
+        base-configuration counters and time ``t0`` (eq. 1 through
+        :func:`scale_grid`).  ``picks`` overrides the networks' choice (the
+        seed's oracle classifier, V-B2: ``labels_`` of the training kernels)."""
+        C, E, M = self.surfaces(self.picks(counters) if picks is None else picks)
+        return scale_grid(np.atleast_1d(np.asarray(t0, float)), self.base, C, E, M)
+
     def predict(self, counters: np.ndarray, t0: float, target: tuple[int, int, int]) -> float:
-        C, E, M = self.surfaces(counters)
-        return scale(t0, self.base, target, C, E, M)
+        return float(self.predict_grid(counters, t0)[(0, *target)])
 
     def save(self, path) -> None:
         """Everything a later prediction needs: no retraining, no sweep."""
         data = {"n_clusters": self.n_clusters, "base": list(self.base), "seed": self.seed,
-                "shape": list(self.shape_), "lo": self.lo_.tolist(), "hi": self.hi_.tolist(),
+                "shape": list(self.shape_), "meta": self.meta_, "lo": self.lo_.tolist(), "hi": self.hi_.tolist(),
                 "centroids": {k: v.tolist() for k, v in self.centroids_.items()},
                 "networks": {k: {"hidden": n.hidden, "weights": [w.tolist() for w in n.weights]}
                              for k, n in self.networks_.items()}}
-        Path(path).write_text(json.dumps(data, sort_keys=True))
+        from ..trace.parquet_io import write_text
+        write_text(json.dumps(data, sort_keys=True), path)
 
     @classmethod
     def load(cls, path) -> "ScalingModel":
         d = json.loads(Path(path).read_text())
         m = cls(n_clusters=d["n_clusters"], base=tuple(d["base"]), seed=d["seed"])
         m.shape_ = tuple(d["shape"])
+        m.meta_ = d.get("meta", {})
         m.lo_, m.hi_ = np.array(d["lo"]), np.array(d["hi"])
         m.centroids_ = {k: np.array(v) for k, v in d["centroids"].items()}
         m.networks_ = {k: SigmoidNetwork(hidden=v["hidden"], weights=[np.array(w) for w in v["weights"]])

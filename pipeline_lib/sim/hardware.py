@@ -140,8 +140,23 @@ def _split_variant(stem: str, folder: Path) -> tuple[str, dict]:
     return "", {}
 
 
+#: DRAM timings written in core cycles; they are DRAM-clock timings, so a
+#: variant keeps them in DRAM cycles (below).
+DRAM_TIMINGS = ("latency", "row_miss_latency")
+
+
 def _apply_variant(cfg: dict, fields: dict) -> dict:
     cfg = copy.deepcopy(cfg)
+    # The DRAM's timings are fixed in DRAM clock cycles (the controller's
+    # timing parameters), but the file writes them in core cycles at its
+    # own clocks.  A core- or memory-clock variant therefore rescales them by
+    # (new core clock / old) x (old DRAM clock / new): raising the core clock
+    # does not make DRAM faster, lowering the DRAM clock makes it slower.
+    if "cc" in fields or "mc" in fields:
+        ratio = (fields.get("cc", cfg["core_clock_mhz"]) / cfg["core_clock_mhz"]
+                 * cfg["dram"]["clock_mhz"] / fields.get("mc", cfg["dram"]["clock_mhz"]))
+        for t in DRAM_TIMINGS:
+            cfg["dram"][t] = max(1, int(round(cfg["dram"][t] * ratio)))
     for key, value in fields.items():
         path = VARIANT_FIELDS[key][0]
         node = cfg

@@ -62,14 +62,19 @@ class AtomicParquetWriter:
                 self.tmp.unlink()
 
 
-def write_json(obj, path) -> None:
-    """Atomically write a small JSON document (sorted keys, stable bytes)."""
+def write_text(text: str, path) -> None:
+    """Atomically write a text file: it appears complete or not at all."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _tmp(path)
     try:
-        tmp.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+        tmp.write_text(text)
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def write_json(obj, path) -> None:
+    """Atomically write a small JSON document (sorted keys, stable bytes)."""
+    write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n", path)

@@ -1,0 +1,176 @@
+"""Validation of the scaling model (seed 004, section V) on a grid dataset.
+
+A :class:`Grid` holds every kernel instance's time and power at every point
+of an (SM count x core clock x memory clock) grid and its counters at every
+point, so that any point can serve as the base configuration.  A model is
+trained on a random 80 % of the kernels and predicts every other point of
+the held-out 20 % from their base-point counters and value; the error of one
+prediction is |predicted - measured| / measured (V-A).  Splits are seeded and
+repeated (the seed used one split; several make the averages stable).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .counters import FEATURE_NAMES
+from .model import ScalingModel
+
+#: target quantities of the model and their dataset columns
+METRICS = {"time": "seconds", "power": "dynamic_power_w"}
+#: histogram bins of Figs. 14 and 17: 10 % wide up to 100 %, then everything above
+HIST_EDGES = np.array([0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, np.inf])
+
+
+@dataclass
+class Grid:
+    """Kernel instances x grid arrays (axes ascending)."""
+    instances: list
+    sm: np.ndarray
+    cc: np.ndarray
+    mc: np.ndarray
+    values: dict        # metric -> (n, nc, ne, nm)
+    counters: np.ndarray  # (n, nc, ne, nm, features)
+
+    def index(self, sm: int, cc: int, mc: int) -> tuple[int, int, int]:
+        """Grid indices of a point given by its values."""
+        out = []
+        for axis, name, v in ((self.sm, "sm", sm), (self.cc, "cc", cc), (self.mc, "mc", mc)):
+            hit = np.flatnonzero(axis == v)
+            if not len(hit):
+                raise ValueError(f"{name} = {v} is not on the grid ({', '.join(map(str, axis))})")
+            out.append(int(hit[0]))
+        return tuple(out)
+
+    def point(self, idx) -> dict:
+        return {"sm": int(self.sm[idx[0]]), "cc": int(self.cc[idx[1]]), "mc": int(self.mc[idx[2]])}
+
+
+def grid_arrays(data: pd.DataFrame) -> Grid:
+    """The :class:`Grid` of a ``dataset.parquet`` table; every kernel
+    instance must be present at every point."""
+    axes = {k: np.array(sorted(data[k].unique())) for k in ("sm", "cc", "mc")}
+    inst = sorted(data["instance"].unique())
+    shape = (len(inst), len(axes["sm"]), len(axes["cc"]), len(axes["mc"]))
+    full = pd.MultiIndex.from_product([inst, axes["sm"], axes["cc"], axes["mc"]],
+                                      names=["instance", "sm", "cc", "mc"])
+    d = data.set_index(["instance", "sm", "cc", "mc"])
+    if d.index.duplicated().any():
+        raise ValueError(f"dataset: {d.index[d.index.duplicated()][0]} appears twice")
+    missing = full.difference(d.index)
+    if len(missing):
+        raise ValueError(f"dataset: {len(missing)} (instance, sm, cc, mc) points are missing, "
+                         f"e.g. {missing[0]}; the grid must be complete")
+    d = d.reindex(full)
+    values = {m: d[col].to_numpy(float).reshape(shape) for m, col in METRICS.items()}
+    for m, v in values.items():
+        if not (np.isfinite(v).all() and (v > 0).all()):
+            bad = full[np.flatnonzero(~(np.isfinite(v.ravel()) & (v.ravel() > 0)))[0]]
+            raise ValueError(f"dataset: {METRICS[m]} must be positive and finite; {bad} is not")
+    counters = d[FEATURE_NAMES].to_numpy(float).reshape(shape + (len(FEATURE_NAMES),))
+    return Grid(inst, axes["sm"], axes["cc"], axes["mc"], values, counters)
+
+
+def splits(n: int, holdout: float, n_splits: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``n_splits`` random (train, test) partitions of ``n`` kernels with
+    round(holdout x n) (at least one) held out; split i uses seed + i."""
+    n_test = max(1, int(round(holdout * n)))
+    if n - n_test < 2:
+        raise ValueError(f"{n} kernel instances: too few to hold out {n_test} and train on at least 2")
+    out = []
+    for i in range(n_splits):
+        perm = np.random.default_rng(seed + i).permutation(n)
+        out.append((np.sort(perm[n_test:]), np.sort(perm[:n_test])))
+    return out
+
+
+def relative_errors(pred: np.ndarray, true: np.ndarray, base: tuple[int, int, int]) -> np.ndarray:
+    """|pred - true| / true at every grid point but the base: (kernels, targets)."""
+    err = np.abs(pred - true) / true
+    keep = np.ones(true.shape[1:], bool)
+    keep[base] = False
+    return err[:, keep]
+
+
+def fit_model(grid: Grid, metric: str, base, train: np.ndarray, k: int, seed: int) -> ScalingModel:
+    """A model trained on kernels ``train`` with their counters at ``base``."""
+    c, e, m = base
+    return ScalingModel(n_clusters=k, base=base, seed=seed).fit(grid.values[metric][train],
+                                                                grid.counters[train][:, c, e, m])
+
+
+def held_out_errors(grid: Grid, metric: str, base, train, test, k: int, seed: int,
+                    model: ScalingModel | None = None) -> np.ndarray:
+    """Relative errors (test kernels, targets) of a model trained on ``train``."""
+    model = model or fit_model(grid, metric, base, train, k, seed)
+    v = grid.values[metric]
+    pred = model.predict_grid(grid.counters[test][:, base[0], base[1], base[2]], v[test][:, base[0], base[1], base[2]])
+    return relative_errors(pred, v[test], base)
+
+
+def heatmap(grid: Grid, metric: str, core_clocks, parts, k: int, seed: int, progress=None) -> pd.DataFrame:
+    """Figs. 10 and 11: for every (SM count, memory clock) base at each of
+    ``core_clocks``, the mean held-out error over all targets and splits."""
+    rows = []
+    for cc in core_clocks:
+        for sm in grid.sm:
+            for mc in grid.mc:
+                base = grid.index(sm, cc, mc)
+                errs = np.concatenate([held_out_errors(grid, metric, base, tr, te, k, seed + i).ravel()
+                                       for i, (tr, te) in enumerate(parts)])
+                rows.append({"metric": metric, **grid.point(base), "k": k, "mean_error": float(errs.mean()),
+                             "predictions": len(errs)})
+                if progress:
+                    progress(f"heat map {metric}: base sm{sm}-cc{cc}-mc{mc}: {100 * errs.mean():.1f}%")
+    return pd.DataFrame(rows)
+
+
+def cluster_study(grid: Grid, metric: str, bases, cluster_counts, hist_k, parts, seed: int,
+                  progress=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Figs. 13/16 (mean held-out error per base and k) and 14/17 (error
+    histogram per k over all those bases and splits)."""
+    rows, hist = [], []
+    for k in cluster_counts:
+        pooled = []
+        for base in bases:
+            errs = np.concatenate([held_out_errors(grid, metric, base, tr, te, k, seed + i).ravel()
+                                   for i, (tr, te) in enumerate(parts)])
+            pooled.append(errs)
+            rows.append({"metric": metric, **grid.point(base), "k": k, "mean_error": float(errs.mean()),
+                         "predictions": len(errs)})
+        if progress:
+            progress(f"clusters {metric}: k={k}: {100 * np.concatenate(pooled).mean():.1f}%")
+        if k in hist_k:
+            counts, _ = np.histogram(100 * np.concatenate(pooled), HIST_EDGES)
+            hist += [{"metric": metric, "k": k, "bin_lo_pct": float(lo), "bin_hi_pct": float(hi), "count": int(c)}
+                     for lo, hi, c in zip(HIST_EDGES[:-1], HIST_EDGES[1:], counts)]
+    return pd.DataFrame(rows), pd.DataFrame(hist)
+
+
+def error_sources(grid: Grid, metric: str, base, parts, k: int, seed: int) -> dict:
+    """V-B2: mean error on the training kernels with the oracle classifier
+    (k-means' own labels: clustering error alone) and with the networks
+    (clustering + classification); on the held-out kernels with the
+    networks and with the nearest cluster to their measured scaling (how
+    well the clusters represent unseen kernels: what a perfect classifier
+    would reach)."""
+    v = grid.values[metric]
+    c, e, m = base
+    oracle, train_nn, held, held_oracle = [], [], [], []
+    for i, (tr, te) in enumerate(parts):
+        model = fit_model(grid, metric, base, tr, k, seed + i)
+        x = grid.counters[tr][:, base[0], base[1], base[2]]
+        t0 = v[tr][:, base[0], base[1], base[2]]
+        oracle.append(relative_errors(model.predict_grid(x, t0, picks=model.labels_), v[tr], base).ravel())
+        train_nn.append(relative_errors(model.predict_grid(x, t0), v[tr], base).ravel())
+        held.append(held_out_errors(grid, metric, base, tr, te, k, seed + i, model).ravel())
+        best = model.nearest_clusters(v[te])
+        held_oracle.append(relative_errors(model.predict_grid(grid.counters[te][:, c, e, m], v[te][:, c, e, m],
+                                                              picks=best), v[te], base).ravel())
+    return {"metric": metric, **grid.point(base), "k": k,
+            "train_oracle": float(np.concatenate(oracle).mean()),
+            "train_network": float(np.concatenate(train_nn).mean()),
+            "held_out": float(np.concatenate(held).mean()),
+            "held_out_oracle": float(np.concatenate(held_oracle).mean())}

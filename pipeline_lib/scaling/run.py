@@ -1,0 +1,279 @@
+"""Entry points of the scaling rules (rules/scaling.smk; tables in
+docs/scaling.md): kernel profiles, the grid dataset, the trained model,
+its validation (seed 004, section V) and predictions for new kernels."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import __version__
+from ..plots import pyplot, save
+from ..sim.output import F64, I32, I64, STR, write_frame
+from ..trace.parquet_io import write_text
+from ..versions import SCALING_VERSION
+from . import evaluate as ev
+from .counters import FEATURES, MIX_COUNTS, kernel_counters, kernel_mix
+from .model import ScalingModel
+
+MIX = [("kernel", STR, "")] + [(c, I64, "warp instructions" if c != "thread_instrs" else "")
+                                for c in MIX_COUNTS]
+COUNTERS = [("launches", I32, "launches of the kernel"), ("cycles", I64, "summed over its launches"),
+            ("seconds", F64, "run time: cycles / core clock"),
+            ("dynamic_power_w", F64, "dynamic energy / run time")] + [(f, F64, f"{seed}: {d}")
+                                                                     for f, seed, d in FEATURES]
+DATASET = [("workload", STR, ""), ("kernel", STR, ""), ("instance", STR, "workload:kernel (kernel x input)"),
+           ("point", STR, "hardware variant name"), ("sm", I64, "SM count"), ("cc", I64, "core clock, MHz"),
+           ("mc", I64, "DRAM clock, MHz")] + COUNTERS
+PREDICTIONS = [
+    ("workload", STR, ""), ("kernel", STR, ""), ("point", STR, "target hardware variant name"),
+    ("sm", I64, ""), ("cc", I64, ""), ("mc", I64, ""),
+    ("seconds", F64, "predicted run time (the measured one at the base)"),
+    ("dynamic_power_w", F64, "predicted dynamic power (the measured one at the base)")]
+HEATMAP = [("metric", STR, "time or power"), ("sm", I64, "base SM count"), ("cc", I64, "base core clock"),
+           ("mc", I64, "base DRAM clock"), ("k", I64, "clusters per set"),
+           ("mean_error", F64, "mean |predicted - measured| / measured over held-out kernels, targets, splits"),
+           ("predictions", I64, "errors averaged")]
+HISTOGRAM = [("metric", STR, ""), ("k", I64, ""), ("bin_lo_pct", F64, "error bin, %"), ("bin_hi_pct", F64, ""),
+             ("count", I64, "predictions in the bin")]
+SOURCES = [("metric", STR, ""), ("sm", I64, "base"), ("cc", I64, ""), ("mc", I64, ""), ("k", I64, ""),
+           ("train_oracle", F64, "training kernels, k-means' own cluster (clustering error alone)"),
+           ("train_network", F64, "training kernels, the networks' choice"),
+           ("held_out", F64, "held-out kernels, the networks' choice"),
+           ("held_out_oracle", F64, "held-out kernels, the cluster nearest their measured scaling")]
+
+
+def _write(df, cols, name, out, **meta) -> None:
+    write_frame(df, cols, name, out, {"stage": name, "scaling_version": SCALING_VERSION,
+                                      "library_version": __version__, **meta})
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# -- profiles and dataset ----------------------------------------------------------------------------------------
+def profile_stage(wl: str, trace_dir, out) -> None:
+    """The hardware-independent instruction mix of every kernel of ``wl``."""
+    t = Path(trace_dir)
+    mix = kernel_mix(pd.read_parquet(t / "instructions.parquet"), pd.read_parquet(t / "launches.parquet"),
+                     t / "warp_trace.parquet")
+    _write(mix, MIX, "scaling_profile", out, workload=wl)
+
+
+def counters_at(profile, trace_launches, sim_dir, hw: dict) -> pd.DataFrame:
+    """Per kernel of one workload: time, power and Table II features from
+    its simulation at ``hw`` (files of ``sim_dir``)."""
+    s = Path(sim_dir)
+    return kernel_counters(pd.read_parquet(profile), pd.read_parquet(trace_launches),
+                           pd.read_parquet(s / "launches.parquet"), pd.read_parquet(s / "activity.parquet"),
+                           pd.read_parquet(s / "power.parquet"), hw)
+
+
+def dataset_stage(sweep: str, items: list[dict], out) -> pd.DataFrame:
+    """One row per (kernel instance, grid point).  ``items``: dicts with
+    ``workload``, ``point`` (sweep point), ``hw``, ``profile``,
+    ``trace_launches`` and ``sim_dir``."""
+    parts = []
+    for it in items:
+        c = counters_at(it["profile"], it["trace_launches"], it["sim_dir"], it["hw"])
+        pt = it["point"]
+        c.insert(0, "workload", it["workload"])
+        c.insert(2, "instance", it["workload"] + ":" + c["kernel"])
+        for i, k in enumerate(("point", "sm", "cc", "mc")):
+            c.insert(3 + i, k, pt["name"] if k == "point" else int(pt[k]))
+        parts.append(c)
+    data = pd.concat(parts, ignore_index=True).sort_values(["instance", "sm", "cc", "mc"], kind="stable")
+    ev.grid_arrays(data)        # a complete, positive grid, or a clear error now
+    _write(data.reset_index(drop=True), DATASET, "scaling_dataset", out, sweep=sweep)
+    _log(f"{sweep}: {data['instance'].nunique()} kernel instances x {data['point'].nunique()} points")
+    return data
+
+
+# -- base points ---------------------------------------------------------------------------------------------------
+def middle(grid: ev.Grid) -> tuple[int, int, int]:
+    return len(grid.sm) // 2, len(grid.cc) // 2, len(grid.mc) // 2
+
+
+def base_index(grid: ev.Grid, base: dict) -> tuple[int, int, int]:
+    """Grid indices of a configured base ({} = the middle of each axis)."""
+    return grid.index(base["sm"], base["cc"], base["mc"]) if base else middle(grid)
+
+
+def study_bases(grid: ev.Grid, bases: list) -> list[tuple[int, int, int]]:
+    """Configured bases, or the middle and the four (SM count, memory
+    clock) corners at the highest core clock."""
+    if bases:
+        return [base_index(grid, b) for b in bases]
+    top = len(grid.cc) - 1
+    out = [middle(grid)] + [(c, top, m) for c in (0, len(grid.sm) - 1) for m in (0, len(grid.mc) - 1)]
+    return list(dict.fromkeys(out))
+
+
+# -- training and prediction ---------------------------------------------------------------------------------------
+def train_stage(dataset, base: dict, k: int, seed: int, out_paths: dict) -> None:
+    """The model artifact, one per metric, trained on every kernel instance."""
+    grid = ev.grid_arrays(pd.read_parquet(dataset))
+    b = base_index(grid, base)
+    for metric, path in out_paths.items():
+        model = ev.fit_model(grid, metric, b, np.arange(len(grid.instances)), k, seed)
+        model.meta_ = {"metric": metric, "column": ev.METRICS[metric], "features": [f for f, _, _ in FEATURES],
+                       "sm": grid.sm.tolist(), "cc": grid.cc.tolist(), "mc": grid.mc.tolist(),
+                       "base_point": grid.point(b), "kernel_instances": len(grid.instances)}
+        model.save(path)
+        _log(f"{metric} model: base {grid.point(b)}, k = {min(k, len(grid.instances))}, "
+             f"{len(grid.instances)} kernel instances")
+
+
+def predict_stage(wl: str, models: dict, profile, trace_launches, sim_dir, hw: dict, base_name: str,
+                  point_name, out) -> pd.DataFrame:
+    """Every grid point of every kernel of ``wl`` from one simulation at the
+    models' base configuration: no retraining, no sweep.  ``point_name(sm,
+    cc, mc)`` names a target."""
+    c = counters_at(profile, trace_launches, sim_dir, hw)
+    loaded = {m: ScalingModel.load(p) for m, p in models.items()}
+    rows = None
+    for metric, model in loaded.items():
+        meta = model.meta_
+        if meta["base_point"] != {"sm": hw["cores"], "cc": hw["core_clock_mhz"], "mc": hw["dram"]["clock_mhz"]}:
+            raise ValueError(f"{sim_dir}: simulated on {base_name}, but the {metric} model's base is "
+                             f"{meta['base_point']}")
+        x = c[meta["features"]].to_numpy(float)
+        pred = model.predict_grid(x, c[ev.METRICS[metric]].to_numpy(float))
+        sm, cc, mc = np.meshgrid(meta["sm"], meta["cc"], meta["mc"], indexing="ij")
+        part = pd.DataFrame({"workload": wl, "kernel": np.repeat(c["kernel"].to_numpy(), sm.size),
+                             "sm": np.tile(sm.ravel(), len(c)), "cc": np.tile(cc.ravel(), len(c)),
+                             "mc": np.tile(mc.ravel(), len(c)), ev.METRICS[metric]: pred.reshape(len(c), -1).ravel()})
+        rows = part if rows is None else rows.merge(part, on=["workload", "kernel", "sm", "cc", "mc"])
+    rows.insert(2, "point", [point_name(int(a), int(b), int(d)) for a, b, d in rows[["sm", "cc", "mc"]].to_numpy()])
+    _write(rows, PREDICTIONS, "scaling_predictions", out, workload=wl, base=base_name)
+    return rows
+
+
+# -- validation ----------------------------------------------------------------------------------------------------
+def validate_stage(dataset, metric: str, opts: dict, out_dir) -> None:
+    """Heat maps (Figs. 10/11), the cluster-count study (13/16), histograms
+    (14/17) and the error sources (V-B2) of one metric."""
+    grid = ev.grid_arrays(pd.read_parquet(dataset))
+    out = Path(out_dir)
+    parts = ev.splits(len(grid.instances), opts["holdout"], opts["splits"], opts["seed"])
+    k, seed = opts["clusters"], opts["seed"]
+    meta = dict(metric=metric, splits=opts["splits"], holdout=opts["holdout"])
+    ccs = opts["heatmap_cc"] or sorted({int(grid.cc[0]), int(grid.cc[-1])})
+    heat = ev.heatmap(grid, metric, ccs, parts, k, seed, _log)
+    _write(heat, HEATMAP, "scaling_heatmap", out / "heatmap.parquet", **meta)
+    bases = study_bases(grid, opts["study_bases"])
+    counts = [c for c in opts["cluster_counts"]]
+    study, hist = ev.cluster_study(grid, metric, bases, counts, set(opts["histogram_k"]), parts, seed, _log)
+    _write(study, HEATMAP, "scaling_clusters", out / "clusters.parquet", **meta)
+    _write(hist, HISTOGRAM, "scaling_histogram", out / "histogram.parquet", **meta)
+    src = pd.DataFrame([ev.error_sources(grid, metric, base_index(grid, opts["base"]), parts, k, seed)])
+    _write(src, SOURCES, "scaling_error_sources", out / "sources.parquet", **meta)
+    _figures(grid, metric, heat, study, hist, out)
+
+
+def _figures(grid, metric, heat, study, hist, out: Path) -> None:
+    """heatmap_cc<MHz>.png (time: Figs. 10, 11), clusters.png (Figs. 13, 16),
+    histogram.png (Figs. 14, 17)."""
+    plt = pyplot()
+    for cc, h in heat.groupby("cc"):
+        z = h.pivot(index="mc", columns="sm", values="mean_error").sort_index(ascending=True) * 100
+        fig, ax = plt.subplots(figsize=(1 + 0.8 * z.shape[1], 1 + 0.5 * z.shape[0]))
+        im = ax.imshow(z.to_numpy(), cmap="RdYlGn_r", vmin=0, vmax=max(30, float(np.nanmax(z.to_numpy()))),
+                       origin="lower", aspect="auto")
+        for (i, j), v in np.ndenumerate(z.to_numpy()):
+            ax.text(j, i, f"{v:.1f}", ha="center", va="center", fontsize=7)
+        ax.set_xticks(range(z.shape[1]), z.columns)
+        ax.set_yticks(range(z.shape[0]), z.index)
+        ax.set_xlabel("base SM count")
+        ax.set_ylabel("base DRAM clock (MHz)")
+        ax.set_title(f"{metric}: held-out error % at {cc} MHz core", fontsize=9)
+        fig.colorbar(im, ax=ax)
+        save(fig, out / f"heatmap_cc{cc}.png")
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for (sm, cc, mc), s in study.groupby(["sm", "cc", "mc"]):
+        ax.plot(s["k"], 100 * s["mean_error"], marker="o", label=f"{sm} SM, {cc}, {mc} MHz")
+    avg = study.groupby("k")["mean_error"].mean()
+    ax.plot(avg.index, 100 * avg.to_numpy(), color="k", lw=2, label="average")
+    ax.set_xticks(sorted(study["k"].unique()))
+    ax.set_xlabel("clusters per set")
+    ax.set_ylabel("held-out error %")
+    ax.set_title(f"{metric}: error vs number of clusters", fontsize=9)
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1))
+    save(fig, out / "clusters.png")
+    if len(hist):
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        ks = sorted(hist["k"].unique())
+        w = 0.8 / len(ks)
+        for i, kk in enumerate(ks):
+            h = hist[hist["k"] == kk]
+            ax.bar(np.arange(len(h)) + (i - (len(ks) - 1) / 2) * w, h["count"], w, label=f"k = {kk}")
+        labels = [f"{int(lo)}-{int(hi)}" if np.isfinite(hi) else f">={int(lo)}"
+                  for lo, hi in hist[hist["k"] == ks[0]][["bin_lo_pct", "bin_hi_pct"]].to_numpy()]
+        ax.set_xticks(range(len(labels)), labels, rotation=45)
+        ax.set_xlabel("error %")
+        ax.set_ylabel("predictions")
+        ax.set_title(f"{metric}: held-out error distribution", fontsize=9)
+        ax.legend(fontsize=7)
+        save(fig, out / "histogram.png")
+
+
+# -- summary -------------------------------------------------------------------------------------------------------
+SEED_ERRORS = {"time": 15.0, "power": 10.0}
+
+
+def summary_stage(sweep: str, dataset, dirs: dict, model_paths: dict, sim_hosts: list, out_md, out_host) -> None:
+    """summary.md: errors next to the seed's; host_time.md: one prediction
+    against one detailed simulation (host seconds, not reproducible)."""
+    data = pd.read_parquet(dataset)
+    grid = ev.grid_arrays(data)
+    lines = [f"# Scaling model on sweep `{sweep}`", "",
+             f"{len(grid.instances)} kernel instances ({data['workload'].nunique()} workloads) x "
+             f"{len(grid.sm)} SM counts {grid.sm.tolist()} x {len(grid.cc)} core clocks {grid.cc.tolist()} MHz x "
+             f"{len(grid.mc)} DRAM clocks {grid.mc.tolist()} MHz.", ""]
+    for metric, d in dirs.items():
+        d = Path(d)
+        heat = pd.read_parquet(d / "heatmap.parquet")
+        study = pd.read_parquet(d / "clusters.parquet")
+        src = pd.read_parquet(d / "sources.parquet").iloc[0]
+        k = int(heat["k"].iloc[0])
+        lines += [f"## {metric}", "",
+                  f"Heat-map bases (every SM count x DRAM clock at core clocks "
+                  f"{', '.join(str(int(x)) for x in sorted(heat['cc'].unique()))} MHz), "
+                  f"k = {k}: mean held-out error **{100 * heat['mean_error'].mean():.1f}%** "
+                  f"(best base {100 * heat['mean_error'].min():.1f}%, worst {100 * heat['mean_error'].max():.1f}%); "
+                  f"seed: {SEED_ERRORS[metric]:.0f}% on average.", "",
+                  "| base (SM, core MHz, DRAM MHz) | mean error % |", "|---|---|"]
+        lines += [f"| {r.sm}, {r.cc}, {r.mc} | {100 * r.mean_error:.1f} |" for r in heat.itertuples()]
+        by_k = study.groupby("k")["mean_error"].mean()
+        lines += ["", "Error vs clusters per set (mean over the study bases): " +
+                  ", ".join(f"k={kk}: {100 * v:.1f}%" for kk, v in by_k.items()), "",
+                  f"Error sources at base ({src.sm}, {src.cc}, {src.mc}), k = {src.k} (V-B2): training kernels "
+                  f"with the oracle classifier {100 * src.train_oracle:.1f}% (clustering alone), with the networks "
+                  f"{100 * src.train_network:.1f}%; held-out kernels {100 * src.held_out:.1f}% with the networks, "
+                  f"{100 * src.held_out_oracle:.1f}% with the cluster nearest their measured scaling.", ""]
+    write_text("\n".join(lines) + "\n", out_md)
+    # host time: one kernel's prediction to every grid point vs its detailed simulations
+    model = ScalingModel.load(model_paths["time"])
+    b = base_index(grid, model.meta_["base_point"])
+    x = grid.counters[:1][:, b[0], b[1], b[2]]
+    t0 = grid.values["time"][:1][:, b[0], b[1], b[2]]
+    model.predict_grid(x, t0)
+    n = 200
+    t = time.perf_counter()
+    for _ in range(n):
+        model.predict_grid(x, t0)
+    per_kernel = (time.perf_counter() - t) / n
+    sims = [json.loads(Path(p).read_text())["simulation_s"] for p in sim_hosts]
+    targets = grid.values["time"][0].size - 1
+    write_text("\n".join([
+        "# Scaling model: prediction against detailed simulation (host seconds)", "",
+        f"- one kernel instance to all {targets} other grid points: {1e3 * per_kernel:.3f} ms "
+        f"({1e6 * per_kernel / targets:.1f} us per target configuration)",
+        f"- one detailed simulation of one workload at one point: mean {np.mean(sims):.2f} s, "
+        f"median {np.median(sims):.2f} s over {len(sims)} simulations",
+        f"- ratio (mean simulation / one prediction): {np.mean(sims) / (per_kernel / targets):,.0f}x", ""]), out_host)
