@@ -67,6 +67,16 @@ def sweep_table(sweep: str, rows: list[dict], out) -> "pd.DataFrame":
     return t
 
 
+def sweep_batches(points: list[dict], size: int) -> list[list[str]]:
+    """The point names of a sweep in batches of ``size`` (``sweeps.<name>.batch``),
+    each simulated by one job per workload; [] when ``size`` is 1 (one job
+    per point, rule ``simulate``)."""
+    if size <= 1:
+        return []
+    names = [p["name"] for p in points]
+    return [names[i:i + size] for i in range(0, len(names), size)]
+
+
 GRID_KEYS = ("sm", "cc", "mc")
 
 

@@ -49,22 +49,18 @@ if SC_SWEEP:
     SC_DIR = f"{RESULTS}/scaling/{SC_SWEEP}"
     SC_MODELS = {m: f"{SC_DIR}/model_{m}.json" for m in SC_METRICS}
 
-    def _sc_sims(name):
-        return [f"{RESULTS}/sim/{wl}/{p['name']}/{name}" for p in SC_POINTS for wl in SC_WL]
-
     rule scaling_dataset:
         input:
             profiles=[f"{RESULTS}/scaling/profiles/{wl}.parquet" for p in SC_POINTS for wl in SC_WL],
             trace_launches=[f"{RESULTS}/traces/{wl}/launches.parquet" for p in SC_POINTS for wl in SC_WL],
-            launches=_sc_sims("launches.parquet"),
-            activity=_sc_sims("activity.parquet"),
-            power=_sc_sims("power.parquet"),
+            sims=sweep_inputs(SC_SWEEP, ["launches.parquet", "activity.parquet", "power.parquet"]),
         output:
             f"{SC_DIR}/dataset.parquet",
         params:
             sweep=SC_SWEEP,
             points=SC_POINTS,
             workloads=SC_WL,
+            dirs=sweep_dirs(SC_SWEEP),
             hw=[hardware_slice(_hw(p["name"]), COUNTER_FIELDS) for p in SC_POINTS],
             code_version=SCALING_VERSION,
         resources:
@@ -123,12 +119,13 @@ if SC_SWEEP:
             dataset=f"{SC_DIR}/dataset.parquet",
             heatmaps=[f"{SC_DIR}/{m}/heatmap.parquet" for m in SC_METRICS],
             models=list(SC_MODELS.values()),
-            sim_host=_sc_sims("host_time.json"),
+            sims=sweep_inputs(SC_SWEEP, ["host_time.json"]),
         output:
             summary=f"{SC_DIR}/summary.md",
             host_time=f"{SC_DIR}/host_time.md",
         params:
             sweep=SC_SWEEP,
+            dirs=sweep_dirs(SC_SWEEP),
             metrics=SC_METRICS,
             code_version=SCALING_VERSION,
         resources:
@@ -144,10 +141,13 @@ if SC_SWEEP:
             models=list(SC_MODELS.values()),
             profile=f"{RESULTS}/scaling/profiles/{{wl}}.parquet",
             trace_launches=f"{RESULTS}/traces/{{wl}}/launches.parquet",
-            sim=[f"{RESULTS}/sim/{{wl}}/{SC_BASE}/{t}.parquet" for t in ("launches", "activity", "power")],
+            # one simulation at the base: the sweep's own for a workload of the sweep
+            sim=lambda wc: sweep_point_inputs(SC_SWEEP if wc.wl in SC_WL else None, wc.wl, SC_BASE,
+                                              ["launches.parquet", "activity.parquet", "power.parquet"]),
         output:
             f"{SC_DIR}/predict/{{wl}}.parquet",
         params:
+            sim_dir=lambda wc: sweep_point_dir(SC_SWEEP if wc.wl in SC_WL else None, wc.wl, SC_BASE),
             base=SC_BASE,
             sweep_base=SC_SPEC["base"],
             hw=hardware_slice(_hw(SC_BASE), COUNTER_FIELDS),

@@ -1,7 +1,7 @@
 # Design-space sweeps (docs/configuration.md): every point of a declared
 # sweep is a hardware variant, simulated (with power) for the sweep's
 # workloads; one table per sweep collects them.
-from pipeline_lib.sweeps import sweep_points
+from pipeline_lib.sweeps import sweep_batches, sweep_points
 
 SWEEPS = CONFIG["sweeps"]
 SWEEP_POINTS = {name: sweep_points(spec["base"], spec["vary"]) for name, spec in SWEEPS.items()}
@@ -13,19 +13,77 @@ for _name, _spec in SWEEPS.items():
         raise ValueError(f"config: sweeps.{_name}.workloads names {', '.join(_bad)}, which workloads lacks")
 
 
-def _sweep_files(wc, name):
-    return [f"{RESULTS}/sim/{wl}/{p['name']}/{name}" for p in SWEEP_POINTS[wc.sweep] for wl in SWEEP_WL[wc.sweep]]
+# Batched sweeps (sweeps.<name>.batch > 1): one job per workload and batch
+# of points simulates them and their power into
+# <results>/sweeps/<sweep>/batches/<wl>/<i>/<point>/ (the files of rules
+# simulate and power); unbatched points are results/sim/<wl>/<point>/.
+SWEEP_BATCHES = {name: sweep_batches(SWEEP_POINTS[name], spec["batch"]) for name, spec in SWEEPS.items()}
+_BATCH_OF = {(name, p): i for name, chunks in SWEEP_BATCHES.items() for i, c in enumerate(chunks) for p in c}
+
+
+def sweep_point_dir(sweep, wl, point):
+    """Where a sweep's simulation of ``wl`` at ``point`` is (sweep None: rule simulate's)."""
+    if (sweep, point) in _BATCH_OF:
+        return f"{RESULTS}/sweeps/{sweep}/batches/{wl}/{_BATCH_OF[(sweep, point)]}/{point}"
+    return f"{RESULTS}/sim/{wl}/{point}"
+
+
+def sweep_point_inputs(sweep, wl, point, files):
+    """The input files for that simulation: its batch directory, or the named files."""
+    d = sweep_point_dir(sweep, wl, point)
+    return [os.path.dirname(d)] if (sweep, point) in _BATCH_OF else [f"{d}/{f}" for f in files]
+
+
+def sweep_inputs(sweep, files):
+    """Input files of a stage reading a sweep: the batch directories, or the
+    named files of every (point, workload) simulation."""
+    if SWEEP_BATCHES[sweep]:
+        return [f"{RESULTS}/sweeps/{sweep}/batches/{wl}/{i}" for i in range(len(SWEEP_BATCHES[sweep]))
+                for wl in SWEEP_WL[sweep]]
+    return [f"{RESULTS}/sim/{wl}/{p['name']}/{f}" for p in SWEEP_POINTS[sweep] for wl in SWEEP_WL[sweep]
+            for f in files]
+
+
+def sweep_dirs(sweep):
+    """The simulation directory of every (point, workload), points outer."""
+    return [sweep_point_dir(sweep, wl, p["name"]) for p in SWEEP_POINTS[sweep] for wl in SWEEP_WL[sweep]]
+
+
+rule sweep_batch:
+    input:
+        check=f"{RESULTS}/traces/{{wl}}/check.json",
+        tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in ("launches", "blocks", "instructions", "warp_trace")],
+    output:
+        directory(f"{RESULTS}/sweeps/{{sweep}}/batches/{{wl}}/{{batch}}"),
+    wildcard_constraints:
+        batch=r"\d+",
+    params:
+        points=lambda wc: [{"hw": hardware_slice(_hw(p), TIMING_FIELDS), "hw_power": hardware_slice(_hw(p), POWER_FIELDS)}
+                           for p in SWEEP_BATCHES[wc.sweep][int(wc.batch)]],
+        unit_warp_instrs=CONFIG["simulate"]["unit_warp_instrs"],
+        min_units=CONFIG["simulate"]["min_units"],
+        progress_s=CONFIG["simulate"]["progress_s"],
+        code_version=[SIMULATOR_VERSION, POWER_VERSION],
+    resources:
+        mem_mb=CONFIG["simulate"]["mem_mb"],
+        # a simulation's time per point of the largest batch (a static value a scheduler can read)
+        runtime=CONFIG["simulate"]["runtime_min"] * max([s["batch"] for s in SWEEPS.values()] or [1]),
+    threads: 1
+    log:
+        f"{RESULTS}/logs/sweep_batch/{{sweep}}/{{wl}}/{{batch}}.log",
+    script:
+        "../scripts/sweep_batch.py"
 
 
 rule sweep_table:
     input:
-        summaries=lambda wc: _sweep_files(wc, "summary.json"),
-        power=lambda wc: _sweep_files(wc, "power.parquet"),
+        lambda wc: sweep_inputs(wc.sweep, ["summary.json", "power.parquet"]),
     output:
         f"{RESULTS}/sweeps/{{sweep}}/points.parquet",
     params:
         points=lambda wc: SWEEP_POINTS[wc.sweep],
         workloads=lambda wc: SWEEP_WL[wc.sweep],
+        dirs=lambda wc: sweep_dirs(wc.sweep),
         clocks=lambda wc: [_hw(p["name"])["core_clock_mhz"] for p in SWEEP_POINTS[wc.sweep]],
     resources:
         **LIGHT_JOB,

@@ -9,6 +9,6 @@ with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
     p, i = sm.params, sm.input
     n = len(p.workloads)
     items = [{"workload": wl, "point": pt, "hw": hw, "profile": i.profiles[k * n + j],
-              "trace_launches": i.trace_launches[k * n + j], "sim_dir": Path(i.launches[k * n + j]).parent}
+              "trace_launches": i.trace_launches[k * n + j], "sim_dir": Path(p.dirs[k * n + j])}
              for k, (pt, hw) in enumerate(zip(p.points, p.hw)) for j, wl in enumerate(p.workloads)]
     dataset_stage(p.sweep, items, sm.output[0])

@@ -9,5 +9,5 @@ sm = snakemake  # noqa: F821  (injected by Snakemake)
 with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
     p, i = sm.params, sm.input
     models = {Path(m).stem.removeprefix("model_"): m for m in i.models}
-    predict_stage(sm.wildcards.wl, models, i.profile, i.trace_launches, Path(i.sim[0]).parent, dict(p.hw), p.base,
+    predict_stage(sm.wildcards.wl, models, i.profile, i.trace_launches, Path(p.sim_dir), dict(p.hw), p.base,
                   lambda s, c, m: variant_name(p.sweep_base, sm=s, cc=c, mc=m), sm.output[0])

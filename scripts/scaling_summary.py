@@ -9,4 +9,5 @@ with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
     p, i = sm.params, sm.input
     dirs = {m: Path(h).parent for m, h in zip(p.metrics, i.heatmaps)}
     models = {m: x for m, x in zip(p.metrics, i.models)}
-    summary_stage(p.sweep, i.dataset, dirs, models, list(i.sim_host), sm.output.summary, sm.output.host_time)
+    hosts = [Path(d) / "host_time.json" for d in p.dirs]
+    summary_stage(p.sweep, i.dataset, dirs, models, hosts, sm.output.summary, sm.output.host_time)

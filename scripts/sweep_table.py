@@ -14,7 +14,8 @@ with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
     rows = []
     for k, (pt, clock) in enumerate(zip(p.points, p.clocks)):
         for j, wl in enumerate(p.workloads):
+            d = Path(p.dirs[k * n + j])
             rows.append({"point": pt, "workload": wl, "core_clock_mhz": clock,
-                         "summary": json.loads(Path(sm.input.summaries[k * n + j]).read_text()),
-                         "power": pd.read_parquet(sm.input.power[k * n + j])})
+                         "summary": json.loads((d / "summary.json").read_text()),
+                         "power": pd.read_parquet(d / "power.parquet")})
     sweep_table(sm.wildcards.sweep, rows, sm.output[0])

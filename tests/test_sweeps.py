@@ -18,3 +18,11 @@ def test_sweep_table_has_fields_time_energy_and_power(tmp_path):
     # 2,000 cycles at 500 MHz = 4 us; 2 uJ over 4 us = 0.5 W
     assert back.loc[0, "seconds"] == pytest.approx(4e-6) and back.loc[0, "dynamic_power_w"] == pytest.approx(0.5)
     assert len(t) == 2
+
+
+def test_sweep_batches_chunk_a_sweeps_points_in_order():
+    from pipeline_lib.sweeps import sweep_batches, sweep_points
+    pts = sweep_points("x", {"sm": [1, 2, 3], "mc": [7, 8]})
+    assert sweep_batches(pts, 4) == [["x-sm1-mc7", "x-sm1-mc8", "x-sm2-mc7", "x-sm2-mc8"], ["x-sm3-mc7", "x-sm3-mc8"]]
+    assert sweep_batches(pts, 1) == []          # one job per point: rule simulate
+    assert sum(sweep_batches(pts, 6), []) == [p["name"] for p in pts]

@@ -27,7 +27,9 @@ TINY = {
                 "kernel_types": {"plot": ["red", "bfs-road"]}},
     "gpumech": {"sweeps": {"w": [16, 32]}, "stack_workloads": ["red"]},
     # a 2 x 2 x 2 scaling grid on the base the rerun tests leave alone: 3 kernel instances
-    "sweeps": {"grid": {"base": "tbpoint-fermi", "vary": {"sm": [1, 2], "cc": [500, 1000], "mc": [1000, 2000]}}},
+    # (simulated in one batched job per workload)
+    "sweeps": {"grid": {"base": "tbpoint-fermi", "vary": {"sm": [1, 2], "cc": [500, 1000], "mc": [1000, 2000]},
+                        "batch": 8}},
     "scaling": {"sweep": "grid", "clusters": 2, "splits": 2, "cluster_counts": [1, 2], "histogram_k": [2],
                 "predict": ["hist"]},
 }
@@ -37,7 +39,8 @@ SCALING = {"scaling_profile", "scaling_dataset", "scaling_train", "scaling_valid
 TBP_PER_WL = {"tbpoint_inter_launch", "tbpoint_regions", "tbpoint_sample", "tbpoint_baselines"}
 TBP_SUMMARIES = {"tbpoint_validate", "tbpoint_sensitivity", "tbpoint_kernel_types", "tbpoint_markov"}
 GPUMECH = {"gpumech_analyse", "gpumech_validate", "gpumech_sweep"}
-ALL_RULES = {"trace", "simulate", "power", *TBP_PER_WL, *TBP_SUMMARIES, *GPUMECH, "sweep_table", *SCALING, "all"}
+ALL_RULES = {"trace", "simulate", "power", *TBP_PER_WL, *TBP_SUMMARIES, *GPUMECH, "sweep_table", "sweep_batch", *SCALING,
+             "all"}
 VARIANT = "gpumech-baseline-sm2"
 GTO = "gpumech-baseline-gto"     # GPUMech's validation simulates the other scheduler too
 W16 = "gpumech-baseline-w16"     # and its sweep the other warp count
@@ -79,11 +82,14 @@ def test_dag_has_one_trace_job_per_workload(tmp_path):
     assert set(jobs) == ALL_RULES
     hws = ["gpumech-baseline", "tbpoint-fermi"]
     assert sorted((w["wl"], w["hw"]) for w in jobs["power"]) == \
-        sorted((wl, hw) for wl in TINY["workloads"] for hw in hws + GRID)
+        sorted((wl, hw) for wl in TINY["workloads"] for hw in hws)
     # the occupancy study's variant and GPUMech's other scheduler are simulated too (no power:
-    # not in simulate.hardware), and every point of the scaling grid
+    # not in simulate.hardware); the scaling grid's 8 points by one batched job per workload
     assert sorted((w["wl"], w["hw"]) for w in jobs["simulate"]) == \
-        sorted((wl, hw) for wl in TINY["workloads"] for hw in hws + [VARIANT, GTO, W16] + GRID)
+        sorted((wl, hw) for wl in TINY["workloads"] for hw in hws + [VARIANT, GTO, W16])
+    assert sorted((w["sweep"], w["wl"], w["batch"]) for w in jobs["sweep_batch"]) == \
+        sorted(("grid", wl, "0") for wl in TINY["workloads"])
+    assert [pt["hw"]["name"] for pt in params[("sweep_batch", "hist", None)]["points"]] == GRID
     assert params[("simulate", "hist", GTO)]["hw"]["scheduler"] == "gto"
     # GPUMech predicts both schedulers: it does not receive the configured one
     gm = params[("gpumech_analyse", "hist", "gpumech-baseline")]["hw"]
@@ -315,7 +321,8 @@ def test_predicting_a_new_kernel_needs_no_retraining_and_no_sweep(ran, tmp_path)
                                 "params": {"elements": 8192, "blocks": 4}}
     cfg["scaling"]["predict"] = ["hist", "red2"]
     jobs, _ = build_dag(d, _write(tmp_path / "c2.yaml", cfg))
-    # its trace, one simulation at the model's base, its profile and the prediction: nothing else
+    # its trace, one simulation at the model's base (not the sweep's batch), its profile and the
+    # prediction: nothing else
     assert set(jobs) == {"trace", "simulate", "power", "scaling_profile", "scaling_predict", "all"}
     assert jobs["simulate"] == [{"wl": "red2", "hw": "tbpoint-fermi-sm2-cc1000-mc2000"}]
     assert jobs["scaling_predict"] == [{"wl": "red2"}]

@@ -43,6 +43,18 @@ def simulate_workload(wl: str, trace_dir, hw: dict, out_dir, *, unit_warp_instrs
     return summary
 
 
+def simulate_points(wl: str, trace_dir, points: list[dict], **options) -> None:
+    """Full simulation and power of one workload at several hardware
+    configurations in one process (a batched sweep job): ``points`` are
+    dicts with ``hw`` (timing fields), ``hw_power`` (power fields) and
+    ``out_dir``.  The outputs are those of rules ``simulate`` and ``power``."""
+    for i, pt in enumerate(points):
+        out = Path(pt["out_dir"])
+        simulate_workload(wl, trace_dir, pt["hw"], out, **options)
+        power_workload(wl, out / "activity.parquet", pt["hw_power"], pt["hw"]["name"], out / "power.parquet")
+        print(f"point {i + 1} of {len(points)} done", file=sys.stderr, flush=True)
+
+
 def write_host_time(path, simulation_s: float, job_s: float) -> None:
     """Host seconds of a simulation: the engine's run and the whole job
     (trace reading and table writing included)."""
