@@ -3,6 +3,7 @@
 # parse: cluster jobs re-read it.
 import os
 
+from pipeline_lib import provenance
 from pipeline_lib.config import validate
 
 # The default configuration applies only when none is given on the command
@@ -11,6 +12,8 @@ if not config:
     configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 CONFIG = validate(config, source=", ".join(str(p) for p in workflow.configfiles) or "config")
+# git commit and config digest, stamped into every table's metadata (docs/configuration.md)
+provenance.export(workflow.basedir, CONFIG)
 RESULTS = CONFIG["results_dir"]
 # what the analysis and summary jobs ask a scheduler for (trace and
 # simulation jobs take theirs from the config)

@@ -314,6 +314,22 @@ def test_scaling_outputs_of_end_to_end_run(ran):
         meas["dynamic_power_w"])
 
 
+def test_every_table_records_the_commit_and_config_digest(ran):
+    import pyarrow.parquet as pq
+    from pipeline_lib.provenance import git_commit
+    d, _ = ran
+    files = sorted((d / "results").rglob("*.parquet"))
+    assert len(files) > 50
+    stamps = set()
+    for f in files:
+        meta = pq.read_schema(f).metadata
+        stamps.add((meta[b"git_commit"].decode(), meta[b"config_digest"].decode()))
+    # one run: one commit (this checkout's) and one configuration
+    assert len(stamps) == 1
+    commit, digest = stamps.pop()
+    assert commit == git_commit(ROOT) and len(digest) == 16
+
+
 def test_predicting_a_new_kernel_needs_no_retraining_and_no_sweep(ran, tmp_path):
     d, _ = ran
     cfg = _with_hw(d, "hw")

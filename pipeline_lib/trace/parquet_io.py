@@ -13,6 +13,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .. import provenance
+
 COMPRESSION = "zstd"
 
 
@@ -20,13 +22,20 @@ def _tmp(path: Path) -> Path:
     return path.with_name(f".{path.name}.tmp{os.getpid()}")
 
 
+def _with_provenance(schema: pa.Schema, metadata: dict | None = None) -> pa.Schema:
+    """``schema`` with the workflow's provenance and ``metadata`` added to its metadata."""
+    extra = {**provenance.metadata(), **(metadata or {})}
+    if not extra:
+        return schema
+    meta = dict(schema.metadata or {})
+    meta.update({k.encode(): str(v).encode() for k, v in extra.items()})
+    return schema.with_metadata(meta)
+
+
 def write_table(table: pa.Table, path, metadata: dict | None = None) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if metadata:
-        meta = dict(table.schema.metadata or {})
-        meta.update({k.encode(): str(v).encode() for k, v in metadata.items()})
-        table = table.replace_schema_metadata(meta)
+    table = table.replace_schema_metadata(_with_provenance(table.schema, metadata).metadata)
     tmp = _tmp(path)
     try:
         pq.write_table(table, tmp, compression=COMPRESSION)
@@ -41,6 +50,7 @@ class AtomicParquetWriter:
     final path only when closed successfully."""
 
     def __init__(self, path, schema: pa.Schema):
+        schema = _with_provenance(schema)
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.tmp = _tmp(self.path)
