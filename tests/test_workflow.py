@@ -175,6 +175,35 @@ def test_nothing_reruns_when_nothing_changed(ran):
     assert jobs == {}
 
 
+def test_shipped_results_with_their_metadata_rerun_exactly_what_is_stale(ran, tmp_path):
+    """Results copied into another checkout with Snakemake's metadata, all
+    older than the checkout: with the default profile's rerun triggers
+    nothing reruns; a changed parameter reruns its jobs
+    (docs/configuration.md, "Shipping results")."""
+    import os
+    d, cfg = ran
+    clone = tmp_path / "clone"
+    shutil.copytree(d / "results", clone / "results")
+    shutil.copytree(d / ".snakemake" / "metadata", clone / ".snakemake" / "metadata")
+    for f in (clone / "results").rglob("*"):          # a year older, order kept
+        st = f.stat()
+        os.utime(f, (st.st_atime - 3e7, st.st_mtime - 3e7))
+
+    def dry_run(config):
+        res = subprocess.run(SNAKEMAKE + ["-n", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(clone),
+                                          "--configfile", str(config)], capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr[-2000:]
+        return res.stdout
+
+    assert "Nothing to be done" in dry_run(cfg)
+    changed = _with_hw(d, "hw")
+    changed["workloads"]["red"]["seed"] = 5
+    out = dry_run(_write(tmp_path / "c2.yaml", changed))
+    traced = [re.search(r"wildcards: wl=(\S+)", block).group(1)
+              for block in out.split("\n\n") if re.search(r"^\s*(local)?rule trace:", block, re.M)]
+    assert traced == ["red"], out[:3000]
+
+
 def test_changing_one_workload_reruns_only_its_trace(ran, tmp_path):
     d, _ = ran
     changed = _with_hw(d, "hw")
