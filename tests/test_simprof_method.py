@@ -1,0 +1,205 @@
+"""SimProf's method on hand-worked inputs (eqs. 33-38) and on constructed
+units whose phases are known (5.3.2)."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import adjusted_rand_score
+
+from pipeline_lib.simprof import phases, sampling, sensitivity
+
+
+# --- eq. 33: optimal allocation -------------------------------------------
+
+def test_optimal_allocation_follows_eq33_with_largest_remainder_rounding():
+    # N sigma = [100, 200, 0]: without a floor n_h = 12 x [1/3, 2/3, 0]
+    assert sampling.optimal_allocation([100, 50, 50], [1, 4, 0], 12, min_per_phase=0).tolist() == [4, 8, 0]
+    # with one unit per phase, 11 units split 1:2 -> 3.67, 7.33, rounded to the larger remainder
+    assert sampling.optimal_allocation([100, 50, 50], [1, 4, 0], 12).tolist() == [4, 7, 1]
+
+
+def test_optimal_allocation_caps_a_phase_at_its_size_and_passes_the_rest_on():
+    # eq. 33 asks 4 of a 2-unit phase; the other phase gets the excess
+    assert sampling.optimal_allocation([2, 10], [10, 1], 6).tolist() == [2, 4]
+    assert sampling.optimal_allocation([2, 10], [10, 1], 50).tolist() == [2, 10]
+
+
+def test_optimal_allocation_is_proportional_when_no_phase_varies():
+    assert sampling.optimal_allocation([30, 10], [0, 0], 8).tolist() == [6, 2]
+
+
+@pytest.mark.parametrize("n", range(0, 40))
+def test_optimal_allocation_always_spends_exactly_n_within_bounds(n):
+    sizes, stds = np.array([5, 1, 17, 3, 9]), np.array([0.3, 2.0, 0.0, 1.0, 0.1])
+    a = sampling.optimal_allocation(sizes, stds, n)
+    assert a.sum() == min(n, sizes.sum())
+    assert (a >= 0).all() and (a <= sizes).all()
+    if n >= len(sizes):
+        assert (a >= 1).all()
+
+
+# --- eqs. 34-37: estimate and confidence interval ---------------------------
+
+def test_standard_error_is_eq36():
+    # 100^2 (1 - 4/100) 1^2 / 4 + 50^2 (1 - 2/50) 4^2 / 2 = 2400 + 19200
+    assert sampling.stratified_se([100, 50], [4, 2], [1, 4]) == pytest.approx(math.sqrt(21600) / 150)
+
+
+def test_stratified_estimate_weights_phase_means_and_uses_sample_deviations():
+    values = np.array([1.0, 2.0, 3.0, 4.0, 10.0, 14.0, 12.0, 20.0])
+    labels = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    chosen = np.array([0, 1, 4, 5])
+    est = sampling.stratified_estimate(values, labels, chosen, 0.95)
+    assert est.mean == pytest.approx(0.5 * 1.5 + 0.5 * 12.0)
+    s0, s1 = np.std([1, 2], ddof=1), np.std([10, 14], ddof=1)      # eq. 37
+    se = math.sqrt(16 * 0.5 * s0 ** 2 / 2 + 16 * 0.5 * s1 ** 2 / 2) / 8
+    assert est.se == pytest.approx(se)
+    assert est.margin == pytest.approx(1.959964 * se, rel=1e-6)
+    assert est.low < est.mean < est.high and est.n == 4
+
+
+def test_a_full_sample_has_no_sampling_error():
+    values = np.arange(12, dtype=float)
+    labels = np.repeat([0, 1, 2], 4)
+    est = sampling.stratified_estimate(values, labels, np.arange(12), 0.997)
+    assert est.mean == pytest.approx(values.mean()) and est.margin == 0.0
+
+
+def test_z_score_matches_the_normal_quantiles():
+    assert sampling.z_score(0.95) == pytest.approx(1.959964, abs=1e-6)
+    assert sampling.z_score(0.997) == pytest.approx(2.967738, abs=1e-6)
+    with pytest.raises(ValueError):
+        sampling.z_score(1.0)
+
+
+def test_required_sample_size_solves_the_single_phase_case():
+    values = np.r_[np.full(50, 9.0), np.full(50, 11.0)]          # mean 10, sigma 1
+    labels = np.zeros(100, int)
+    t = (0.05 * 10 / sampling.z_score(0.997)) ** 2
+    expected = math.ceil(1 / (t + 1 / 100))                        # (1 - n/N)/n <= t
+    assert sampling.required_sample_size(values, labels, 0.05, 0.997) == expected == 27
+    # a tighter error needs more units
+    assert sampling.required_sample_size(values, labels, 0.02, 0.997) > expected
+
+
+# --- sampling methods --------------------------------------------------------
+
+def test_simprof_sample_draws_eq33_sizes_inside_each_phase():
+    labels = np.repeat([0, 1, 2], [100, 50, 50])
+    values = np.r_[np.tile([9.0, 11.0], 50), np.tile([6.0, 14.0], 25), np.full(50, 3.0)]
+    pick = sampling.simprof_sample(labels, values, 12, np.random.default_rng(1))
+    assert np.bincount(labels[pick]).tolist() == [4, 7, 1]
+    assert len(np.unique(pick)) == 12
+
+
+def test_code_takes_the_unit_nearest_each_centre():
+    feats = np.array([[0.0], [1.0], [0.4], [10.0], [12.0]])
+    labels = np.array([0, 0, 0, 1, 1])
+    centers = np.array([[0.5], [11.9]])
+    units, w = sampling.code_sample(feats, labels, centers)
+    assert units.tolist() == [2, 4] and w.tolist() == [0.6, 0.4]
+
+
+def test_second_takes_the_units_inside_one_contiguous_window():
+    start = np.arange(0.0, 20.0, 1.0)
+    pick = sampling.second_sample(start, start + 1.0, 5.0, np.random.default_rng(3))
+    assert len(pick) in (4, 5) and (np.diff(pick) == 1).all()
+
+
+# --- eq. 38 and Algorithm 5.1 -------------------------------------------------
+
+def test_eq38_flags_a_mean_or_deviation_change_above_ten_percent():
+    train = [10.0, 10.0, 12.0, 12.0]                               # mean 11, sigma 1
+    assert sensitivity.phase_is_sensitive(train, [11.2, 11.2, 13.2, 13.2])      # mean +10.9%
+    assert not sensitivity.phase_is_sensitive(train, [11.0, 11.0, 13.0, 13.0])  # mean +9.1%
+    assert sensitivity.phase_is_sensitive(train, [9.8, 9.8, 12.2, 12.2])        # sigma +20%
+    assert not sensitivity.phase_is_sensitive(train, [])                        # phase absent
+
+
+def test_algorithm_51_marks_a_phase_sensitive_if_any_reference_input_moves_it():
+    tv = np.array([1.0, 1.0, 5.0, 6.0])
+    tl = np.array([0, 0, 1, 1])
+    refs = {"road": (np.array([1.0, 1.0, 5.0, 6.0]), tl), "social": (np.array([1.0, 1.0, 8.0, 9.0]), tl)}
+    sens = sensitivity.input_sensitive_phases(tv, tl, refs)
+    assert sens == {0: [], 1: ["social"]}
+    assert sensitivity.point_reduction({0: 3, 1: 1}, sens) == 0.75
+
+
+# --- phase formation ----------------------------------------------------------
+
+def test_method_frequencies_count_each_method_once_per_snapshot():
+    samples = pd.DataFrame({"unit": [0, 0, 1, -1], "stack": [0, 1, 1, 0]})
+    frames = pd.DataFrame({"stack": [0, 0, 0, 1, 1], "method": [0, 1, 1, 1, 2]})
+    X = phases.method_frequencies(samples, frames, 2, 3).toarray()
+    assert X.tolist() == [[0.5, 1.0, 0.5], [0.0, 1.0, 1.0]]
+
+
+def _three_phase_units(seed=0, per_phase=40):
+    """Units of three phases, each running its own ten methods (plus one
+    method every unit runs), with per-phase performance 1, 2, 3."""
+    rng = np.random.default_rng(seed)
+    rows, truth, y = [], [], []
+    for p in range(3):
+        for _ in range(per_phase):
+            x = np.zeros(31)
+            x[p * 10:(p + 1) * 10] = rng.uniform(0.5, 1.0, 10)
+            x[rng.integers(0, 30, 3)] += rng.uniform(0, 0.1, 3)        # noise in other phases' methods
+            x[30] = 1.0                                                   # the executor's run loop
+            rows.append(x)
+            truth.append(p)
+            y.append(1.0 + p + rng.normal(0, 0.05))
+    return np.array(rows), np.array(truth), np.array(y)
+
+
+def test_phase_formation_recovers_known_phases():
+    X, truth, y = _three_phase_units()
+    pf = phases.PhaseFormation(top_methods=12, seed=0).fit(X, y)
+    assert pf.k_ == 3
+    assert adjusted_rand_score(truth, pf.labels_) == 1.0
+    assert 30 not in pf.methods_                     # common to every unit: never selected
+    # units of a new input are classified to the phase that runs their methods
+    X2, truth2, _ = _three_phase_units(seed=1, per_phase=5)
+    assert adjusted_rand_score(truth2, pf.predict(X2)) == 1.0
+    names = [f"m{i}" for i in range(31)]
+    top = {n for n, _ in pf.top_methods_of(pf.labels_[0], names, count=3)}
+    assert top <= {f"m{i}" for i in range(10)}
+
+
+def test_unstructured_units_form_a_single_phase():
+    rng = np.random.default_rng(4)
+    X = rng.uniform(0.4, 0.6, size=(60, 8))
+    y = rng.normal(2.0, 0.1, 60)
+    pf = phases.PhaseFormation(seed=0).fit(X, y)
+    assert pf.k_ == 1 and (pf.labels_ == 0).all()
+    assert np.nanmax(pf.scores_[1:]) < phases.SINGLE_PHASE_SCORE / 0.9
+
+
+def test_smallest_k_within_ninety_percent_of_the_best_score_is_chosen():
+    # three groups, two of them close: k = 3 scores best, k = 2 within 90% of it
+    rng = np.random.default_rng(2)
+    a = rng.normal([0, 0], 0.1, (30, 2))
+    b1, b2 = rng.normal([5, 0], 0.1, (15, 2)), rng.normal([5, 2.0], 0.1, (15, 2))
+    X = np.r_[a, b1, b2]
+    k, labels, _, scores = phases.choose_k(X, 6, 0.9, seed=0)
+    assert np.nanargmax(scores) == 2 and scores[1] >= 0.9 * scores[2]
+    assert k == 2 and adjusted_rand_score(np.repeat([0, 1], 30), labels) == 1.0
+    # with a strict threshold the best k itself is taken
+    assert phases.choose_k(X, 6, 1.0, seed=0)[0] == 3
+
+
+def test_regression_selection_prefers_methods_that_track_performance():
+    rng = np.random.default_rng(5)
+    y = rng.uniform(1, 3, 80)
+    X = np.c_[y * 0.2 + rng.normal(0, 0.01, 80), rng.uniform(0, 1, 80), np.ones(80)]
+    assert phases.select_methods(X, y, 1).tolist() == [0]
+    assert 2 not in phases.select_methods(X, y, 3).tolist()
+
+
+def test_homogeneity_is_population_weighted_and_maximum_cov():
+    values = np.array([1.0, 1.0, 3.0, 5.0])
+    labels = np.array([0, 0, 1, 1])
+    h = phases.homogeneity(values, labels)
+    assert h["population_cov"] == pytest.approx(np.std(values) / 2.5)
+    assert h["weighted_cov"] == pytest.approx(0.5 * 0 + 0.5 * (1 / 4))
+    assert h["max_cov"] == pytest.approx(0.25)
