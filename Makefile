@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 CORES ?= 2
 
-.PHONY: venv run test ptx bench clean
+.PHONY: venv jdk run test ptx bench clean
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -14,7 +14,12 @@ $(BIN)/.installed: requirements.lock pyproject.toml
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
 
-venv: $(BIN)/.installed
+venv: $(BIN)/.installed jdk
+
+## SimProf's Spark jobs need a JDK 17+ (javac, java); installed from Debian's packages where missing
+jdk:
+	@command -v javac >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq openjdk-17-jdk-headless >/dev/null; }
+	@javac -version
 
 ## run the default pipeline (config/config.yaml) on $(CORES) cores
 run: venv
