@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline_lib.simprof import inputs, jvm, phases, profile, units
+from pipeline_lib.simprof import inputs, jobs, jvm, phases, profile, units
 
 
 # --- inputs -------------------------------------------------------------------
@@ -92,6 +92,7 @@ def test_a_profiled_spark_job_computes_the_right_answer(wordcount):
     text, run, _ = wordcount
     words = text.read_text().split()
     assert run["summary"] == {"job": "wordcount", "distinct_words": len(set(words)), "words": len(words)}
+    jobs.check("wordcount", text, run["summary"])
     assert run["wall_s"] > 0 and run["recording_bytes"] > 0
 
 
@@ -117,3 +118,34 @@ def test_units_of_a_real_job_carry_snapshots_and_form_phases(wordcount):
     X = phases.method_frequencies(t["samples"].assign(unit=unit_of), t["stacks"], len(u), len(t["methods"]))
     pf = phases.PhaseFormation(top_methods=50, seed=0).fit(X, u["alloc_mb_per_cpu_s"].to_numpy())
     assert 1 <= pf.k_ <= 20 and len(pf.labels_) == len(u)
+
+
+# --- every job against its Python reference ---------------------------------------
+
+@pytest.fixture(scope="module")
+def small_inputs(tmp_path_factory):
+    d = tmp_path_factory.mktemp("inputs")
+    inputs.zipf_text(d / "text.txt", 60000, 2000, 1.1, 10, seed=2)
+    inputs.labelled_documents(d / "docs.txt", 1500, 4, 30, 2000, 1.1, seed=3)
+    inputs.kronecker_graph(d / "graph.txt", 10, 4, [[0.9, 0.1], [0.1, 0.9]], seed=4)   # several components
+    return d, jvm.build_jar(d / "cache")
+
+
+@pytest.mark.parametrize("job,data,arg", [("sort", "text.txt", ""), ("grep", "text.txt", "w00001[0-9]"),
+                                          ("naivebayes", "docs.txt", "1"), ("cc", "graph.txt", ""),
+                                          ("pagerank", "graph.txt", "3")])
+def test_each_spark_job_matches_its_reference(small_inputs, job, data, arg):
+    d, jar = small_inputs
+    run = jvm.run_job(jar, job, d / data, d / job, partitions=3, arg=arg, cores=2, driver_memory="1g",
+                      profile=None, log=d / f"{job}.log", timeout_s=300)
+    jobs.check(job, d / data, run["summary"], arg)
+    if job == "cc":
+        assert run["summary"]["components"] > 1
+    if job == "naivebayes":          # the classes' frequent words differ: far better than chance (0.25)
+        assert run["summary"]["accuracy"] > 0.8
+
+
+def test_a_wrong_answer_is_named(small_inputs):
+    d, _ = small_inputs
+    with pytest.raises(ValueError, match=r"'grep' on .*text.txt: matches is 3"):
+        jobs.check("grep", d / "text.txt", {"job": "grep", "matches": 3}, "w00001[0-9]")
