@@ -1,5 +1,6 @@
 """The Snakemake workflow: DAG wiring (built with Snakemake's API), config
 validation at load, a tiny end-to-end run, and exact reruns."""
+import os
 import re
 import shutil
 import subprocess
@@ -180,7 +181,6 @@ def test_shipped_results_with_their_metadata_rerun_exactly_what_is_stale(ran, tm
     older than the checkout: with the default profile's rerun triggers
     nothing reruns; a changed parameter reruns its jobs
     (docs/configuration.md, "Shipping results")."""
-    import os
     d, cfg = ran
     clone = tmp_path / "clone"
     shutil.copytree(d / "results", clone / "results")

@@ -7,26 +7,18 @@ import re
 from pathlib import Path
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 JOBS = ("wordcount", "sort", "grep", "naivebayes", "cc", "pagerank")
 
 
 def _components(edges: np.ndarray) -> tuple[int, int]:
-    """(vertices, weakly connected components) of an edge list, by union-find."""
+    """(vertices, weakly connected components) of an edge list."""
     ids, inv = np.unique(edges, return_inverse=True)
-    parent = np.arange(len(ids))
-
-    def root(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in inv.reshape(-1, 2):
-        ra, rb = root(a), root(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    return len(ids), len({root(x) for x in range(len(ids))})
+    inv = inv.reshape(-1, 2)
+    adj = coo_matrix((np.ones(len(inv)), (inv[:, 0], inv[:, 1])), shape=(len(ids), len(ids)))
+    return len(ids), connected_components(adj, directed=True, connection="weak")[0]
 
 
 def check(job: str, data: Path, summary: dict, arg: str = "") -> None:

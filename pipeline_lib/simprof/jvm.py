@@ -9,6 +9,7 @@ builds a new jar and nothing else does.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -85,7 +86,6 @@ def run_job(jar: Path, job: str, data: Path, out_dir: Path, *, partitions: int, 
     Returns {"wall_s": seconds of the whole spark-submit, "summary": the
     job's own summary}. The job's scratch space lives in ``out_dir``.
     """
-    import json
     out_dir.mkdir(parents=True, exist_ok=True)
     local = out_dir / "spark-local"
     java_opts = ["-Dderby.system.home=" + str(out_dir / "derby")]

@@ -57,12 +57,12 @@ def select_methods(X, y, k: int) -> np.ndarray:
     y = np.asarray(y, np.float64)
     hi, lo = X.max(axis=0).toarray().ravel(), X.min(axis=0).toarray().ravel()
     varying = hi > lo
-    var = np.asarray(X.power(2).mean(axis=0)).ravel() - np.asarray(X.mean(axis=0)).ravel() ** 2
     if np.ptp(y) > 0:
         with np.errstate(divide="ignore", invalid="ignore"):
             score, _ = f_regression(X, y)
         score = np.where(varying & np.isfinite(score), score, -np.inf)
     else:
+        var = np.asarray(X.power(2).mean(axis=0)).ravel() - np.asarray(X.mean(axis=0)).ravel() ** 2
         score = np.where(varying, var, -np.inf)
     order = np.lexsort((np.arange(len(score)), -score))
     return order[np.isfinite(score[order])][:k]

@@ -58,11 +58,6 @@ def counter_mode() -> dict:
             "why": "a PMU counts instructions here, but the instruction-unit sampler is not built yet"}
 
 
-def _interp_series(t, x, at):
-    """x(t) at the times ``at`` (t increasing; x a cumulative counter)."""
-    return np.interp(at, t, x)
-
-
 def form_units(counters: pd.DataFrame, samples: pd.DataFrame, tasks: pd.DataFrame, unit_cpu_ms: float):
     """Cut each executor thread's run into units of ``unit_cpu_ms`` of CPU time.
 
@@ -112,10 +107,10 @@ def form_units(counters: pd.DataFrame, samples: pd.DataFrame, tasks: pd.DataFram
             if ok.sum() < 2:
                 u[name] = np.nan
                 continue
-            at = _interp_series(t[ok], x[ok], bounds)
+            at = np.interp(bounds, t[ok], x[ok])
             u[name] = np.diff(at) * scale / cpu_s
         sw = (c["voluntary_switches"] + c["involuntary_switches"]).to_numpy(np.float64)
-        u["switches_per_cpu_s"] = np.diff(_interp_series(t, sw, bounds)) / cpu_s if (sw >= 0).all() else np.nan
+        u["switches_per_cpu_s"] = np.diff(np.interp(bounds, t, sw)) / cpu_s if (sw >= 0).all() else np.nan
         # stage of the task running at the unit's middle on this thread
         tt = tasks[tasks["java_tid"] == tid].sort_values("time_ns")
         starts = tt[tt["event"] == "start"]
