@@ -36,6 +36,7 @@ include: "rules/tbpoint.smk"
 include: "rules/gpumech.smk"
 include: "rules/sweep.smk"
 include: "rules/scaling.smk"
+include: "rules/simprof.smk"
 
 
 rule all:
@@ -50,3 +51,4 @@ rule all:
         expand(f"{RESULTS}/gpumech/{{hw}}/sweeps.parquet", hw=GM_HARDWARE) if GM["sweeps"] else [],
         expand(f"{RESULTS}/sweeps/{{sweep}}/points.parquet", sweep=sorted(SWEEPS)),
         SCALING_TARGETS,
+        SIMPROF_TARGETS,

@@ -99,6 +99,11 @@ def test_code_takes_the_unit_nearest_each_centre():
     centers = np.array([[0.5], [11.9]])
     units, w = sampling.code_sample(feats, labels, centers)
     assert units.tolist() == [2, 4] and w.tolist() == [0.6, 0.4]
+    values = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert sampling.code_estimate(values, labels, units) == pytest.approx(0.6 * 3.0 + 0.4 * 5.0)
+    with pytest.raises(ValueError, match="one chosen unit in every phase"):
+        sampling.code_estimate(values, labels, [2])
+    assert phases.nearest_center(feats, centers).tolist() == [0, 0, 0, 1, 1]
 
 
 def test_second_takes_the_units_inside_one_contiguous_window():
@@ -203,3 +208,63 @@ def test_homogeneity_is_population_weighted_and_maximum_cov():
     assert h["population_cov"] == pytest.approx(np.std(values) / 2.5)
     assert h["weighted_cov"] == pytest.approx(0.5 * 0 + 0.5 * (1 / 4))
     assert h["max_cov"] == pytest.approx(0.25)
+
+
+# --- the sampling study (Fig. 41) on constructed units --------------------------------
+
+def _stratified_units(seed=0):
+    """Three phases with distinct means and little spread inside each, laid
+    out in time as a job's stages would be."""
+    rng = np.random.default_rng(seed)
+    sizes, means, sds = [300, 150, 50], [100.0, 400.0, 20.0], [5.0, 20.0, 2.0]
+    phase = np.repeat([0, 1, 2], sizes)
+    y = np.concatenate([rng.normal(m, s, n) for m, s, n in zip(means, sds, sizes)])
+    start = np.arange(len(y)) * 50_000_000
+    u = pd.DataFrame({"phase": phase, "alloc_mb_per_cpu_s": y, "start_ns": start, "end_ns": start + 50_000_000,
+                      "code_representative": False})
+    for h in range(3):
+        members = np.flatnonzero(phase == h)
+        u.loc[members[np.argmin(np.abs(y[members] - means[h]))], "code_representative"] = True
+    return u
+
+
+def test_stratified_sampling_beats_random_and_its_intervals_hold():
+    from pipeline_lib.simprof.run import sampling_study
+    u = _stratified_units()
+    e = sampling_study(u, "alloc_mb_per_cpu_s", 20, 0.997, 200, 2.0, seed=1)
+    mean = e.groupby("method")["error"].mean()
+    assert (e["oracle"] == u["alloc_mb_per_cpu_s"].mean()).all()
+    # phases this distinct: SimProf's error is a fraction of SRS's, and SECOND (one
+    # 2-second window of a 25-second run) misses most phases
+    assert mean["SimProf"] < 0.01 and mean["SimProf"] < mean["SRS"] / 3 and mean["SECOND"] > 0.3
+    assert mean["CODE"] < 0.02
+    sp = e[e["method"] == "SimProf"]
+    assert sp["covered"].mean() > 0.95 and (sp["units"] == 20).all()
+    # seeded: the same study twice gives the same draws
+    again = sampling_study(u, "alloc_mb_per_cpu_s", 20, 0.997, 200, 2.0, seed=1)
+    assert again.equals(e)
+
+
+def test_units_of_two_profiles_share_columns_by_method_name():
+    """A reference run's method ids differ from the training run's; its
+    frequencies are taken by method name (5.3.4.1)."""
+    from pipeline_lib.simprof.run import units_and_frequencies
+    t = np.arange(0, 1_000_000_001, 10_000_000)
+    counters = pd.DataFrame({"time_ns": t, "java_tid": 1, "os_tid": 1, "cpu_ns": t, "user_ns": t,
+                             "allocated_bytes": t, "minor_faults": 0, "major_faults": 0, "voluntary_switches": 0,
+                             "involuntary_switches": 0, "runqueue_wait_ns": 0})
+    tasks = pd.DataFrame({"time_ns": [0], "event": ["start"], "java_tid": [1], "stage": [0]})
+    samples = pd.DataFrame({"time_ns": [100_000_000, 600_000_000], "java_tid": 1, "stack": [0, 1]})
+
+    def profile(ids):   # stack 0 runs a.A.f inside a.A.main, stack 1 runs b.B.g inside a.A.main
+        names = {"a.A.main": ids[0], "a.A.f": ids[1], "b.B.g": ids[2]}
+        stacks = pd.DataFrame({"stack": [0, 0, 1, 1], "depth": [0, 1, 0, 1],
+                               "method": [names["a.A.f"], names["a.A.main"], names["b.B.g"], names["a.A.main"]]})
+        methods = pd.DataFrame({"method": list(names.values()), "name": list(names.keys())})
+        return {"counters": counters, "tasks": tasks, "samples": samples, "stacks": stacks, "methods": methods}
+
+    u, X, names = units_and_frequencies(profile([0, 1, 2]), 500)
+    assert len(u) == 2 and names == ["a.A.main", "a.A.f", "b.B.g"]
+    assert X.toarray().tolist() == [[1, 1, 0], [1, 0, 1]]
+    _, Xr, _ = units_and_frequencies(profile([2, 0, 1]), 500, ["b.B.g", "a.A.f", "c.C.h"])
+    assert Xr.toarray().tolist() == [[0, 1, 0], [1, 0, 0]]

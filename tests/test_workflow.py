@@ -1,5 +1,6 @@
 """The Snakemake workflow: DAG wiring (built with Snakemake's API), config
 validation at load, a tiny end-to-end run, and exact reruns."""
+import json
 import os
 import re
 import shutil
@@ -7,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -33,15 +35,33 @@ TINY = {
                         "batch": 8}},
     "scaling": {"sweep": "grid", "clusters": 2, "splits": 2, "cluster_counts": [1, 2], "histogram_k": [2],
                 "predict": ["hist"]},
+    # SimProf: a text job and cc on two graph topologies, small units to have enough of them
+    "simprof": {
+        "inputs": {"text": {"kind": "text", "words": 300000, "vocab": 5000, "exponent": 1.1, "words_per_line": 12,
+                            "seed": 1},
+                   "g-skew": {"kind": "graph", "scale": 11, "edge_factor": 4, "initiator": [[0.9, 0.5], [0.5, 0.1]],
+                              "seed": 2},
+                   "g-local": {"kind": "graph", "scale": 11, "edge_factor": 4, "initiator": [[0.9, 0.1], [0.1, 0.9]],
+                               "seed": 2}},
+        "runs": {"wordcount": {"job": "wordcount", "input": "text", "partitions": 4},
+                 "cc-skew": {"job": "cc", "input": "g-skew", "partitions": 4},
+                 "cc-local": {"job": "cc", "input": "g-local", "partitions": 4}},
+        "sensitivity": {"cc": {"train": "cc-skew", "references": ["cc-local"]}},
+        "overhead": {"runs": ["wordcount"], "repeats": 1},
+        "unit_cpu_ms": 20, "draws": 20, "timeout_s": 600, "driver_memory": "1g"},
 }
+SP_RUNS = sorted(TINY["simprof"]["runs"])
 GRID = [f"tbpoint-fermi-sm{s}-cc{c}-mc{m}" for s in (1, 2) for c in (500, 1000) for m in (1000, 2000)]
 SCALING = {"scaling_profile", "scaling_dataset", "scaling_train", "scaling_validate", "scaling_summary",
            "scaling_predict"}
 TBP_PER_WL = {"tbpoint_inter_launch", "tbpoint_regions", "tbpoint_sample", "tbpoint_baselines"}
 TBP_SUMMARIES = {"tbpoint_validate", "tbpoint_sensitivity", "tbpoint_kernel_types", "tbpoint_markov"}
 GPUMECH = {"gpumech_analyse", "gpumech_validate", "gpumech_sweep"}
+SIMPROF = {"simprof_input", "simprof_jar", "simprof_profile", "simprof_phases", "simprof_sampling",
+           "simprof_sensitivity", "simprof_overhead", "simprof_summary"}
+SPARK_RULES = {"simprof_profile", "simprof_overhead"}    # a Spark job's threads are its executor's
 ALL_RULES = {"trace", "simulate", "power", *TBP_PER_WL, *TBP_SUMMARIES, *GPUMECH, "sweep_table", "sweep_batch", *SCALING,
-             "all"}
+             *SIMPROF, "all"}
 VARIANT = "gpumech-baseline-sm2"
 GTO = "gpumech-baseline-gto"     # GPUMech's validation simulates the other scheduler too
 W16 = "gpumech-baseline-w16"     # and its sweep the other warp count
@@ -211,7 +231,8 @@ def test_changing_one_workload_reruns_only_its_trace(ran, tmp_path):
     cfg2 = _write(tmp_path / "c2.yaml", changed)
     jobs, _ = build_dag(d, cfg2)
     assert [w["wl"] for w in jobs["trace"]] == ["red"]
-    assert set(jobs) == ALL_RULES - {"tbpoint_markov"}
+    # its trace and everything downstream of it; not the Markov study, nor SimProf (no GPU input)
+    assert set(jobs) == ALL_RULES - {"tbpoint_markov"} - SIMPROF
     assert all(w["wl"] == "red" for r in ("simulate", "power", *TBP_PER_WL) for w in jobs[r])
 
 
@@ -414,7 +435,7 @@ def test_every_rule_declares_its_resources(tmp_path):
         res = {k: rule.resources[k].value for k in ("mem_mb", "runtime", "_cores") if k in rule.resources.keys()}
         assert res.get("mem_mb", 0) >= 1000, name
         assert res.get("runtime", 0) >= 10, name
-        assert res.get("_cores") == 1, name
+        assert res.get("_cores") == (TINY["simprof"].get("cores", 2) if name in SPARK_RULES else 1), name
 
 
 def test_a_declared_sweep_expands_to_named_points(tmp_path):
@@ -448,3 +469,80 @@ def test_bad_sweeps_are_named(tmp_path):
                                       "--configfile", str(_write(tmp_path / "c.yaml", cfg))],
                          capture_output=True, text=True)
     assert res.returncode != 0 and "sweeps.grid.vary.sm.0" in res.stdout + res.stderr
+
+
+# --- SimProf -------------------------------------------------------------------------
+
+def test_simprof_outputs_of_end_to_end_run(ran):
+    import pandas as pd
+    d, _ = ran
+    sp = d / "results" / "simprof"
+    measure = "alloc_mb_per_cpu_s"
+    for r in SP_RUNS:
+        info = json.loads((sp / "profiles" / r / "run.json").read_text())
+        assert info["counter_mode"] == "cpu-time" and isinstance(info["pmu"], bool) and info["snapshots"] > 0
+        u = pd.read_parquet(sp / "phases" / r / "units.parquet")
+        ph = pd.read_parquet(sp / "phases" / r / "phases.parquet")
+        assert ph["units"].sum() == len(u) >= 20 and ph["points"].sum() == 20 and (ph["points"] >= 1).all()
+        assert (u.groupby("phase")["code_representative"].sum() == 1).all()
+        e = pd.read_parquet(sp / "sampling" / r / "errors.parquet")
+        assert e.groupby("method").size().to_dict() == {"CODE": 1, "SECOND": 20, "SRS": 20, "SimProf": 20}
+        assert np.allclose(e["oracle"], u[measure].mean())
+        assert (e.loc[e["method"] == "SimProf", "units"] == 20).all()
+        sizes = pd.read_parquet(sp / "sampling" / r / "sizes.parquet")
+        assert sizes["target_error"].tolist() == [0.05, 0.02]
+        assert sizes["units"].iloc[0] <= sizes["units"].iloc[1] <= len(u)
+    hom = pd.read_parquet(sp / "homogeneity.parquet")
+    assert hom["run"].tolist() == SP_RUNS and (hom["weighted_cov"] <= hom["max_cov"] + 1e-12).all()
+    sens = pd.read_parquet(sp / "sensitivity.parquet")
+    assert sens[["set", "train", "references"]].values.tolist() == [["cc", "cc-skew", "cc-local"]]
+    per_phase = pd.read_parquet(sp / "sensitivity" / "cc.parquet")
+    skip = per_phase.loc[~per_phase["sensitive"], "points"].sum()
+    assert sens["reduction"].iloc[0] == pytest.approx(skip / sens["points"].iloc[0])
+    assert sens["sensitive_phases"].iloc[0] == per_phase["sensitive"].sum()
+    text = (sp / "summary.md").read_text()
+    assert "Counter mode: **cpu-time**" in text and "the seed reports 1.6%" in text and "33.7%" in text
+    assert "## Profiling overhead" in text
+    for f in ("fig40_cov", "fig41_errors", "fig42_sizes", "fig46_sensitive_points", "fig47_phases"):
+        assert (sp / f"{f}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_reference_graphs_seed_reruns_only_its_simprof_chain(ran, tmp_path):
+    d, _ = ran
+    cfg = _with_hw(d, "hw")
+    cfg["simprof"]["inputs"]["g-local"]["seed"] = 9
+    jobs, _ = build_dag(d, _write(tmp_path / "c.yaml", cfg))
+    assert set(jobs) == {"simprof_input", "simprof_profile", "simprof_phases", "simprof_sampling",
+                         "simprof_sensitivity", "simprof_summary", "all"}
+    assert jobs["simprof_input"] == [{"sp_input": "g-local"}]
+    assert jobs["simprof_profile"] == [{"run": "cc-local"}]
+
+
+def test_a_new_measure_reforms_phases_without_profiling_again(ran, tmp_path):
+    d, _ = ran
+    cfg = _with_hw(d, "hw")
+    cfg["simprof"]["measure"] = "wall_s_per_cpu_s"
+    jobs, _ = build_dag(d, _write(tmp_path / "c.yaml", cfg))
+    assert set(jobs) == {"simprof_phases", "simprof_sampling", "simprof_sensitivity", "simprof_summary", "all"}
+    cfg["simprof"]["measure"] = "alloc_mb_per_cpu_s"
+    cfg["simprof"]["tolerance"] = 0.2
+    jobs, _ = build_dag(d, _write(tmp_path / "c.yaml", cfg))
+    assert set(jobs) == {"simprof_sensitivity", "simprof_summary", "all"}
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda s: s["runs"]["wordcount"].update(input="nope"), "simprof.runs.wordcount.input names 'nope'"),
+    (lambda s: s["sensitivity"]["cc"].update(references=["wordcount"]), "run 'wordcount' is not a cc run"),
+    (lambda s: s["inputs"]["text"].pop("vocab"), "simprof.inputs.text: a text input lacks vocab"),
+    (lambda s: s["inputs"]["g-skew"].update(initiator=[[1, 2], [3, -1]]), "simprof.inputs.g-skew.initiator"),
+    (lambda s: s["runs"]["wordcount"].update(job="terasort"), "simprof.runs.wordcount.job"),
+    (lambda s: s["overhead"].update(runs=["nope"]), "simprof.overhead.runs names 'nope'"),
+])
+def test_bad_simprof_configs_are_named(tmp_path, mutate, message):
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    mutate(cfg["simprof"])
+    res = subprocess.run(SNAKEMAKE + ["-n", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+                                      "--configfile", str(_write(tmp_path / "c.yaml", cfg))],
+                         capture_output=True, text=True)
+    assert res.returncode != 0
+    assert re.search(re.escape(message), res.stdout + res.stderr), (res.stdout + res.stderr)[-2000:]

@@ -13,7 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..trace.parquet_io import write_text
+from ..trace.parquet_io import atomic_text
+
+# words generated at a time: bounds the generators' memory, and fixed so that
+# the same arguments give the same bytes
+CHUNK_WORDS = 1 << 20
 
 
 def _vocabulary(size: int) -> np.ndarray:
@@ -28,25 +32,33 @@ def zipf_ranks(rng: np.random.Generator, count: int, vocab: int, exponent: float
 
 
 def zipf_text(path: Path, words: int, vocab: int, exponent: float, words_per_line: int, seed: int) -> None:
-    """Text of ``words`` Zipf-distributed words, ``words_per_line`` a line."""
+    """Text of ``words`` Zipf-distributed words, ``words_per_line`` a line;
+    written in chunks of whole lines so that paper-scale inputs fit in memory."""
     rng = np.random.default_rng(seed)
-    w = _vocabulary(vocab)[zipf_ranks(rng, words, vocab, exponent)]
-    lines = [" ".join(w[i:i + words_per_line]) for i in range(0, len(w), words_per_line)]
-    write_text("\n".join(lines) + "\n", path)
+    names = _vocabulary(vocab)
+    step = max(1, CHUNK_WORDS // words_per_line) * words_per_line
+    with atomic_text(path) as fh:
+        for first in range(0, words, step):
+            w = names[zipf_ranks(rng, min(step, words - first), vocab, exponent)]
+            fh.write("\n".join(" ".join(w[i:i + words_per_line]) for i in range(0, len(w), words_per_line)) + "\n")
 
 
 def labelled_documents(path: Path, documents: int, classes: int, words_per_doc: int, vocab: int,
                        exponent: float, seed: int) -> None:
     """NaiveBayes input: ``label<TAB>text`` lines. Each class draws its words
     from the same Zipf law over its own random order of the vocabulary, so
-    the classes share words but not frequent ones."""
+    the classes share words but not frequent ones. Written in chunks of
+    documents."""
     rng = np.random.default_rng(seed)
     words = _vocabulary(vocab)
     orders = [rng.permutation(vocab) for _ in range(classes)]
     labels = rng.integers(0, classes, documents)
-    ranks = zipf_ranks(rng, documents * words_per_doc, vocab, exponent).reshape(documents, words_per_doc)
-    lines = [f"{c}\t" + " ".join(words[orders[c][r]]) for c, r in zip(labels, ranks)]
-    write_text("\n".join(lines) + "\n", path)
+    step = max(1, CHUNK_WORDS // words_per_doc)
+    with atomic_text(path) as fh:
+        for first in range(0, documents, step):
+            lab = labels[first:first + step]
+            ranks = zipf_ranks(rng, len(lab) * words_per_doc, vocab, exponent).reshape(len(lab), words_per_doc)
+            fh.write("\n".join(f"{c}\t" + " ".join(words[orders[c][r]]) for c, r in zip(lab, ranks)) + "\n")
 
 
 def kronecker_edges(scale: int, edge_factor: int, initiator, seed: int) -> np.ndarray:
@@ -63,11 +75,12 @@ def kronecker_edges(scale: int, edge_factor: int, initiator, seed: int) -> np.nd
         raise ValueError(f"a Kronecker initiator is a 2 x 2 matrix of non-negative numbers, got {initiator}")
     rng = np.random.default_rng(seed)
     m = edge_factor << scale
-    quad = rng.choice(4, size=(m, scale), p=(p / p.sum()).ravel())
     bits = 1 << np.arange(scale, dtype=np.int64)
-    src = ((quad >> 1) * bits).sum(axis=1)
-    dst = ((quad & 1) * bits).sum(axis=1)
-    e = np.unique(np.c_[src, dst], axis=0)
+    parts = []
+    for first in range(0, m, CHUNK_WORDS):      # in chunks: bounded memory at paper scale
+        quad = rng.choice(4, size=(min(CHUNK_WORDS, m - first), scale), p=(p / p.sum()).ravel())
+        parts.append(np.c_[((quad >> 1) * bits).sum(axis=1), ((quad & 1) * bits).sum(axis=1)])
+    e = np.unique(np.concatenate(parts), axis=0)
     return e[e[:, 0] != e[:, 1]]
 
 
@@ -75,5 +88,41 @@ def kronecker_graph(path: Path, scale: int, edge_factor: int, initiator, seed: i
     """An edge-list file (``src dst`` lines, GraphX's format); returns the
     edge count."""
     e = kronecker_edges(scale, edge_factor, initiator, seed)
-    write_text("".join(f"{s} {d}\n" for s, d in e), path)
+    with atomic_text(path) as fh:
+        for first in range(0, len(e), CHUNK_WORDS):
+            fh.write("".join(f"{s} {d}\n" for s, d in e[first:first + CHUNK_WORDS]))
     return len(e)
+
+
+# Fields of each kind of configured input (config: simprof.inputs; docs/configuration.md).
+KINDS = {
+    "text": ("words", "vocab", "exponent", "words_per_line", "seed"),
+    "documents": ("documents", "classes", "words_per_doc", "vocab", "exponent", "seed"),
+    "graph": ("scale", "edge_factor", "initiator", "seed"),
+}
+_GENERATORS = {"text": zipf_text, "documents": labelled_documents, "graph": kronecker_graph}
+
+
+def check_spec(name: str, spec: dict) -> None:
+    """Raise ValueError naming the input and the field that is missing or
+    foreign to its kind."""
+    kind = spec.get("kind")
+    if kind not in KINDS:
+        raise ValueError(f"simprof.inputs.{name}.kind: {kind!r} is not one of {', '.join(KINDS)}")
+    fields = set(spec) - {"kind"}
+    missing = [f for f in KINDS[kind] if f not in fields]
+    extra = sorted(fields - set(KINDS[kind]))
+    if missing or extra:
+        what = f"lacks {', '.join(missing)}" if missing else f"has {', '.join(extra)}, not a field of {kind}"
+        raise ValueError(f"simprof.inputs.{name}: a {kind} input {what} (fields: {', '.join(KINDS[kind])})")
+    if kind == "graph":
+        try:
+            kronecker_edges(1, 1, spec["initiator"], 0)     # checks the initiator's shape
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"simprof.inputs.{name}.initiator: {e}") from None
+
+
+def generate(name: str, spec: dict, path: Path) -> None:
+    """Write the configured input ``name`` to ``path``."""
+    check_spec(name, spec)
+    _GENERATORS[spec["kind"]](Path(path), **{f: spec[f] for f in KINDS[spec["kind"]]})

@@ -41,14 +41,19 @@ def _need(tool: str) -> str:
     return path
 
 
+def source_digest() -> str:
+    """Digest of the Java sources and the Spark version they compile against."""
+    from importlib.metadata import version
+    h = hashlib.sha256(version("pyspark").encode())
+    for src in SOURCES:
+        h.update(src.name.encode() + b"\0" + src.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def build_jar(cache_dir) -> Path:
     """Compile the profiler's sources into ``cache_dir/simprof-<digest>.jar``
     (once per digest; concurrent builders each rename a complete jar)."""
-    import pyspark
-    h = hashlib.sha256(pyspark.__version__.encode())
-    for src in SOURCES:
-        h.update(src.name.encode() + b"\0" + src.read_bytes())
-    jar = Path(cache_dir) / f"simprof-{h.hexdigest()[:16]}.jar"
+    jar = Path(cache_dir) / f"simprof-{source_digest()}.jar"
     if jar.exists():
         return jar
     jar.parent.mkdir(parents=True, exist_ok=True)

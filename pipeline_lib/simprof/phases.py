@@ -116,7 +116,8 @@ class PhaseFormation:
     def __init__(self, top_methods: int = 100, k_max: int = 20, threshold: float = 0.9, seed: int = 0):
         self.top_methods, self.k_max, self.threshold, self.seed = top_methods, k_max, threshold, seed
 
-    def _project(self, X) -> np.ndarray:
+    def project(self, X) -> np.ndarray:
+        """Units' frequencies of the selected methods (dense)."""
         return np.asarray(sp.csr_matrix(X)[:, self.methods_].todense(), np.float64)
 
     def fit(self, X, y) -> "PhaseFormation":
@@ -128,16 +129,14 @@ class PhaseFormation:
         self.methods_ = select_methods(X, y, self.top_methods)
         if len(self.methods_) == 0:      # every unit runs the same methods
             self.methods_ = np.arange(min(X.shape[1], 1))
-        F = self._project(X)
+        F = self.project(X)
         self.k_, self.labels_, self.centers_, self.scores_ = choose_k(F, self.k_max, self.threshold, self.seed)
         return self
 
     def predict(self, X) -> np.ndarray:
         """Unit classification (5.3.4.1): each unit's phase is the one whose
         centre is nearest (Euclidean) in the selected methods' space."""
-        F = self._project(X)
-        d = ((F[:, None, :] - self.centers_[None, :, :]) ** 2).sum(axis=2)
-        return np.argmin(d, axis=1)
+        return nearest_center(self.project(X), self.centers_)
 
     def top_methods_of(self, phase: int, names, count: int = 5) -> list[tuple[str, float]]:
         """The methods with the highest weight in a phase's centre: what the
@@ -145,6 +144,13 @@ class PhaseFormation:
         c = self.centers_[phase]
         order = np.lexsort((np.arange(len(c)), -c))[:count]
         return [(names[self.methods_[i]], float(c[i])) for i in order if c[i] > 0]
+
+
+def nearest_center(F, centers) -> np.ndarray:
+    """Index of the nearest (Euclidean) centre of each row of ``F``."""
+    F, centers = np.asarray(F, np.float64), np.asarray(centers, np.float64)
+    d = ((F[:, None, :] - centers[None, :, :]) ** 2).sum(axis=2)
+    return np.argmin(d, axis=1)
 
 
 def homogeneity(values, labels) -> dict:

@@ -204,6 +204,18 @@ def code_sample(features, labels, centers) -> tuple[np.ndarray, np.ndarray]:
     return np.array(units, np.int64), sizes / sizes.sum()
 
 
+def code_estimate(values, labels, chosen) -> float:
+    """CODE's estimate: each chosen unit stands for its phase, weighted by
+    the phase's share of units (one chosen unit per phase)."""
+    values, labels = np.asarray(values, np.float64), np.asarray(labels)
+    phases, sizes = strata(labels)
+    chosen = np.asarray(chosen, np.int64)
+    if sorted(labels[chosen].tolist()) != phases.tolist():
+        raise ValueError("CODE needs exactly one chosen unit in every phase")
+    weight = dict(zip(phases.tolist(), sizes / sizes.sum()))
+    return float(sum(weight[labels[c]] * values[c] for c in chosen))
+
+
 def second_sample(start_s, end_s, window_s: float, rng: np.random.Generator) -> np.ndarray:
     """SECOND baseline (5.4.1): every unit lying wholly inside one contiguous
     window of ``window_s`` seconds of the run, placed uniformly at random

@@ -6,6 +6,7 @@ The same table and metadata always give the same bytes.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -72,17 +73,26 @@ class AtomicParquetWriter:
                 self.tmp.unlink()
 
 
-def write_text(text: str, path) -> None:
-    """Atomically write a text file: it appears complete or not at all."""
+@contextlib.contextmanager
+def atomic_text(path):
+    """A text file opened for writing that appears at ``path`` complete, when
+    the block ends without an exception, or not at all."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _tmp(path)
     try:
-        tmp.write_text(text)
+        with open(tmp, "w") as fh:
+            yield fh
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def write_text(text: str, path) -> None:
+    """Atomically write a text file: it appears complete or not at all."""
+    with atomic_text(path) as fh:
+        fh.write(text)
 
 
 def write_json(obj, path) -> None:

@@ -1,0 +1,208 @@
+# SimProf (docs/simprof.md, seed 000 chapter 5): seeded inputs, the jobs'
+# jar, one thread profile per configured run, units and phases per run, the
+# sampling study, input sensitivity per set, the profiling overhead and the
+# summary with Figs. 40-42, 46 and 47.  Independent of the GPU stages.
+from pipeline_lib.simprof.inputs import check_spec
+from pipeline_lib.simprof.jvm import source_digest
+from pipeline_lib.versions import SIMPROF_VERSION
+
+SP = CONFIG["simprof"]
+SP_DIR = f"{RESULTS}/simprof"
+SP_RUNS = sorted(SP["runs"])
+SP_SETS = sorted(SP["sensitivity"])
+SP_OVERHEAD = sorted(SP["overhead"]["runs"])
+for _name, _spec in SP["inputs"].items():
+    check_spec(_name, _spec)
+for _run, _spec in SP["runs"].items():
+    if _spec["input"] not in SP["inputs"]:
+        raise ValueError(f"config: simprof.runs.{_run}.input names {_spec['input']!r}, which simprof.inputs lacks")
+for _set, _spec in SP["sensitivity"].items():
+    for _r in [_spec["train"], *_spec["references"]]:
+        if _r not in SP["runs"]:
+            raise ValueError(f"config: simprof.sensitivity.{_set} names run {_r!r}, which simprof.runs lacks")
+        if SP["runs"][_r]["job"] != SP["runs"][_spec["train"]]["job"]:
+            raise ValueError(f"config: simprof.sensitivity.{_set}: run {_r!r} is not a "
+                             f"{SP['runs'][_spec['train']]['job']} run like its training run")
+for _r in SP_OVERHEAD:
+    if _r not in SP["runs"]:
+        raise ValueError(f"config: simprof.overhead.runs names {_r!r}, which simprof.runs lacks")
+# what a Spark job asks for, and passes on (its threads are the executor's)
+SP_SPARK = {k: SP[k] for k in ("cores", "driver_memory", "timeout_s", "profile")}
+SP_JOB = {"mem_mb": SP["mem_mb"], "runtime": max(10, SP["timeout_s"] // 60)}
+SP_PHASES = {k: SP[k] for k in ("unit_cpu_ms", "measure", "top_methods", "k_max", "threshold", "seed", "points")}
+SP_SAMPLING = {k: SP[k] for k in ("measure", "points", "confidence", "draws", "second_window_s", "seed",
+                                  "target_errors")}
+SP_SENSITIVITY = {k: SP[k] for k in ("unit_cpu_ms", "measure", "tolerance")}
+PROFILE_FILES = ["samples.parquet", "stacks.parquet", "methods.parquet", "tasks.parquet", "counters.parquet",
+                 "run.json"]
+SIMPROF_TARGETS = [f"{SP_DIR}/summary.md"] if SP_RUNS else []
+
+wildcard_constraints:
+    run="[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",
+    sp_input="[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",
+
+
+def _run_input(wc):
+    return f"{SP_DIR}/inputs/{SP['runs'][wc.run]['input']}.txt"
+
+
+rule simprof_input:
+    output:
+        f"{SP_DIR}/inputs/{{sp_input}}.txt",
+    params:
+        spec=lambda wc: SP["inputs"][wc.sp_input],
+        code_version=SIMPROF_VERSION,
+    resources:
+        **LIGHT_JOB,
+    threads: 1
+    log:
+        f"{RESULTS}/logs/simprof_input/{{sp_input}}.log",
+    script:
+        "../scripts/simprof_input.py"
+
+
+rule simprof_jar:
+    output:
+        f"{SP_DIR}/simprof.jar",
+    params:
+        # the Java sources' digest: an edit rebuilds the jar and reruns the profiles
+        sources=source_digest(),
+    resources:
+        **LIGHT_JOB,
+    threads: 1
+    log:
+        f"{RESULTS}/logs/simprof_jar/jar.log",
+    script:
+        "../scripts/simprof_jar.py"
+
+
+rule simprof_profile:
+    input:
+        jar=f"{SP_DIR}/simprof.jar",
+        data=_run_input,
+    output:
+        [f"{SP_DIR}/profiles/{{run}}/{f}" for f in PROFILE_FILES],
+    params:
+        spec=lambda wc: SP["runs"][wc.run],
+        spark=SP_SPARK,
+        code_version=SIMPROF_VERSION,
+    resources:
+        **SP_JOB,
+    threads: SP["cores"]
+    log:
+        f"{RESULTS}/logs/simprof_profile/{{run}}.log",
+    script:
+        "../scripts/simprof_profile.py"
+
+
+rule simprof_phases:
+    input:
+        [f"{SP_DIR}/profiles/{{run}}/{f}" for f in PROFILE_FILES],
+    output:
+        units=f"{SP_DIR}/phases/{{run}}/units.parquet",
+        phases=f"{SP_DIR}/phases/{{run}}/phases.parquet",
+        model=f"{SP_DIR}/phases/{{run}}/model.json",
+    params:
+        opts=SP_PHASES,
+        code_version=SIMPROF_VERSION,
+    resources:
+        **LIGHT_JOB,
+    threads: 1
+    log:
+        f"{RESULTS}/logs/simprof_phases/{{run}}.log",
+    script:
+        "../scripts/simprof_phases.py"
+
+
+rule simprof_sampling:
+    input:
+        f"{SP_DIR}/phases/{{run}}/units.parquet",
+    output:
+        errors=f"{SP_DIR}/sampling/{{run}}/errors.parquet",
+        sizes=f"{SP_DIR}/sampling/{{run}}/sizes.parquet",
+    params:
+        opts=SP_SAMPLING,
+        code_version=SIMPROF_VERSION,
+    resources:
+        **LIGHT_JOB,
+    threads: 1
+    log:
+        f"{RESULTS}/logs/simprof_sampling/{{run}}.log",
+    script:
+        "../scripts/simprof_sampling.py"
+
+
+rule simprof_sensitivity:
+    input:
+        units=lambda wc: f"{SP_DIR}/phases/{SP['sensitivity'][wc.sp_set]['train']}/units.parquet",
+        phases=lambda wc: f"{SP_DIR}/phases/{SP['sensitivity'][wc.sp_set]['train']}/phases.parquet",
+        model=lambda wc: f"{SP_DIR}/phases/{SP['sensitivity'][wc.sp_set]['train']}/model.json",
+        refs=lambda wc: [f"{SP_DIR}/profiles/{r}/{f}" for r in SP["sensitivity"][wc.sp_set]["references"]
+                         for f in PROFILE_FILES],
+    output:
+        table=f"{SP_DIR}/sensitivity/{{sp_set}}.parquet",
+        summary=f"{SP_DIR}/sensitivity/{{sp_set}}.json",
+    wildcard_constraints:
+        sp_set="[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",
+    params:
+        train=lambda wc: SP["sensitivity"][wc.sp_set]["train"],
+        references=lambda wc: SP["sensitivity"][wc.sp_set]["references"],
+        profiles=lambda wc: [f"{SP_DIR}/profiles/{r}" for r in SP["sensitivity"][wc.sp_set]["references"]],
+        opts=SP_SENSITIVITY,
+        code_version=SIMPROF_VERSION,
+    resources:
+        **LIGHT_JOB,
+    threads: 1
+    log:
+        f"{RESULTS}/logs/simprof_sensitivity/{{sp_set}}.log",
+    script:
+        "../scripts/simprof_sensitivity.py"
+
+
+rule simprof_overhead:
+    input:
+        jar=f"{SP_DIR}/simprof.jar",
+        data=_run_input,
+    output:
+        f"{SP_DIR}/overhead/{{run}}.parquet",
+    params:
+        spec=lambda wc: SP["runs"][wc.run],
+        spark=SP_SPARK,
+        repeats=SP["overhead"]["repeats"],
+        code_version=SIMPROF_VERSION,
+    resources:
+        mem_mb=SP["mem_mb"],
+        runtime=SP_JOB["runtime"] * 2 * SP["overhead"]["repeats"],
+    threads: SP["cores"]
+    log:
+        f"{RESULTS}/logs/simprof_overhead/{{run}}.log",
+    script:
+        "../scripts/simprof_overhead.py"
+
+
+rule simprof_summary:
+    input:
+        runs=[f"{SP_DIR}/profiles/{r}/run.json" for r in SP_RUNS],
+        models=[f"{SP_DIR}/phases/{r}/model.json" for r in SP_RUNS],
+        phases=[f"{SP_DIR}/phases/{r}/phases.parquet" for r in SP_RUNS],
+        errors=[f"{SP_DIR}/sampling/{r}/errors.parquet" for r in SP_RUNS],
+        sizes=[f"{SP_DIR}/sampling/{r}/sizes.parquet" for r in SP_RUNS],
+        sensitivity=[f"{SP_DIR}/sensitivity/{s}.json" for s in SP_SETS],
+        overhead=[f"{SP_DIR}/overhead/{r}.parquet" for r in SP_OVERHEAD],
+    output:
+        summary=f"{SP_DIR}/summary.md",
+        tables=[f"{SP_DIR}/{t}.parquet" for t in ("homogeneity", "errors", "sizes", "sensitivity")],
+        figures=[f"{SP_DIR}/{f}.png" for f in ("fig40_cov", "fig41_errors", "fig42_sizes")]
+                + ([f"{SP_DIR}/{f}.png" for f in ("fig46_sensitive_points", "fig47_phases")] if SP_SETS else []),
+    params:
+        runs=SP_RUNS,
+        overhead=SP_OVERHEAD,
+        opts={k: SP[k] for k in ("measure", "points", "confidence", "unit_cpu_ms", "tolerance")},
+        code_version=SIMPROF_VERSION,
+    resources:
+        **LIGHT_JOB,
+    threads: 1
+    log:
+        f"{RESULTS}/logs/simprof_summary/summary.log",
+    script:
+        "../scripts/simprof_summary.py"

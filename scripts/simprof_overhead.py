@@ -1,0 +1,6 @@
+"""Snakemake entry point of rule ``simprof_overhead`` (logic: pipeline_lib.simprof.run)."""
+from pipeline_lib.simprof.run import overhead_stage
+
+sm = snakemake  # noqa: F821  (injected by Snakemake)
+overhead_stage(sm.params.spec, sm.input.jar, sm.input.data, sm.params.spark, sm.params.repeats, sm.output[0],
+               sm.log[0])
