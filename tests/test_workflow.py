@@ -495,7 +495,7 @@ def test_simprof_outputs_of_end_to_end_run(ran):
     hom = pd.read_parquet(sp / "homogeneity.parquet")
     assert hom["run"].tolist() == SP_RUNS and (hom["weighted_cov"] <= hom["max_cov"] + 1e-12).all()
     sens = pd.read_parquet(sp / "sensitivity.parquet")
-    assert sens[["set", "train", "references"]].values.tolist() == [["cc", "cc-skew", "cc-local"]]
+    assert sens[["set", "train", "references", "control"]].values.tolist() == [["cc", "cc-skew", "cc-local", False]]
     per_phase = pd.read_parquet(sp / "sensitivity" / "cc.parquet")
     skip = per_phase.loc[~per_phase["sensitive"], "points"].sum()
     assert sens["reduction"].iloc[0] == pytest.approx(skip / sens["points"].iloc[0])
