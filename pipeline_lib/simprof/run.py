@@ -20,7 +20,7 @@ from . import inputs, jobs, jvm, profile, units
 from .phases import PhaseFormation, homogeneity, method_frequencies, nearest_center
 from .sampling import (code_estimate, code_sample, optimal_allocation, phase_stds, required_sample_size, second_sample,
                        simprof_sample, srs_sample, strata, stratified_estimate)
-from .sensitivity import input_sensitive_phases, phase_is_sensitive, point_reduction, relative_change
+from .sensitivity import input_sensitive_phases, point_reduction, relative_change
 
 # --- table columns (docs/simprof.md) ------------------------------------------------
 
@@ -120,7 +120,7 @@ def profile_stage(run: str, spec: dict, jar, data, opts: dict, out_dir, log) -> 
             if typ == BOOL:
                 t[col] = t[col].astype(bool)
         _write(t, cols, name, out_dir / f"{name}.parquet", run=run)
-    record = {"run": run, **spec, "input": str(Path(data).name), "wall_s": round(info["wall_s"], 3),
+    record = {"run": run, **spec, "wall_s": round(info["wall_s"], 3),
               "summary": info["summary"], "stacks_truncated": info["stacks_truncated"],
               "recording_bytes": info["recording_bytes"], "snapshots": len(tables["samples"]),
               "executor_threads": int(tables["counters"]["java_tid"].nunique()), **units.counter_mode(),
@@ -171,17 +171,11 @@ def units_and_frequencies(tables: dict, unit_cpu_ms: float, names=None):
     own = pd.unique(tables["methods"]["name"])
     names = list(own) if names is None else list(names)
     col = pd.Series(np.arange(len(names)), index=pd.Index(names))
-    col = col[~col.index.duplicated()]
     frames = tables["stacks"].merge(tables["methods"], on="method")
     frames = frames.assign(method=col.reindex(frames["name"]).fillna(-1).to_numpy(np.int64))
     frames = frames[frames["method"] >= 0]
     X = method_frequencies(tables["samples"].assign(unit=unit_of), frames, len(u), len(names))
     return u, X, names
-
-
-def _top_methods(center, names, count: int = 5) -> str:
-    order = np.lexsort((np.arange(len(center)), -center))[:count]
-    return "; ".join(f"{names[i]} ({center[i]:.2f})" for i in order if center[i] > 0)
 
 
 def phases_stage(run: str, profile_dir, opts: dict, out_units, out_phases, out_model) -> pd.DataFrame:
@@ -208,7 +202,8 @@ def phases_stage(run: str, profile_dir, opts: dict, out_units, out_phases, out_m
     ph = pd.DataFrame({"phase": phases, "units": sizes, "weight": sizes / sizes.sum(),
                        "mean": [y[pf.labels_ == h].mean() for h in phases], "std": stds, "points": points,
                        "stage": [int(u.loc[u["phase"] == h, "stage"].mode().iloc[0]) for h in phases],
-                       "top_methods": [_top_methods(pf.centers_[h], sel) for h in phases]})
+                       "top_methods": ["; ".join(f"{n} ({w:.2f})" for n, w in pf.top_methods_of(h, names))
+                                       for h in phases]})
     ph["cov"] = np.where(ph["mean"] != 0, ph["std"] / ph["mean"].abs().where(ph["mean"] != 0, 1), 0.0)
     _write(ph, PHASES, "phases", out_phases, run=run, measure=opts["measure"])
     write_json({"run": run, "measure": opts["measure"], "unit_cpu_ms": opts["unit_cpu_ms"], "k": int(pf.k_),
@@ -305,7 +300,7 @@ def sensitivity_stage(name: str, train: str, train_units, train_phases, train_mo
                          "train_std": t.std(), "ref_std": r.std() if len(r) else np.nan,
                          "mean_change": relative_change(t.mean(), r.mean()) if len(r) else np.nan,
                          "std_change": relative_change(t.std(), r.std()) if len(r) else np.nan,
-                         "sensitive": phase_is_sensitive(t, r, opts["tolerance"]), "points": points[h]})
+                         "sensitive": ref in sensitive[h], "points": points[h]})
     _write(pd.DataFrame(rows), SENSITIVITY, "sensitivity", out_table, set=name, measure=measure)
     n_sens = sum(1 for v in sensitive.values() if v)
     summary = {"set": name, "train": train, "measure": measure, "tolerance": opts["tolerance"], "references": sorted(refs),
@@ -352,7 +347,7 @@ def summary_stage(runs: list[str], run_jsons, models, phase_tables, errors, size
     fig_dir = Path(fig_dir)
     info = [json.loads(Path(p).read_text()) for p in run_jsons]
     model = [json.loads(Path(p).read_text()) for p in models]
-    hom = pd.DataFrame([{"run": r, "job": i["job"], "input": i["input"].removesuffix(".txt"),
+    hom = pd.DataFrame([{"run": r, "job": i["job"], "input": i["input"],
                          "units": int(pd.read_parquet(ph)["units"].sum()), "phases": m["k"],
                          **{k: m[k] for k in ("population_cov", "weighted_cov", "max_cov")}}
                         for r, i, m, ph in zip(runs, info, model, phase_tables)])
