@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 CORES ?= 2
 
-.PHONY: venv jdk run test ptx bench clean
+.PHONY: venv jdk system-packages run report test ptx bench clean
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -21,12 +21,29 @@ jdk:
 	@command -v javac >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq openjdk-17-jdk-headless >/dev/null; }
 	@javac -version
 
-## run the default pipeline (config/config.yaml) on $(CORES) cores
+## Debian packages of the system tests: SLURM and munge (tests/test_slurm.py) and Chromium
+## (the HTML report's test); installed where missing if this is root with apt, else those tests are skipped
+system-packages:
+	@missing=""; \
+	command -v slurmctld >/dev/null 2>&1 && command -v munged >/dev/null 2>&1 || missing="$$missing slurm-wlm munge"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Debian packages:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	else echo "note: not installed:$$missing (needs root and apt); their tests will be skipped"; fi
+
+## run the default pipeline (config/config.yaml) on $(CORES) cores, then build its HTML report
 run: venv
 	$(BIN)/snakemake --cores $(CORES) --profile profiles/default
+	$(MAKE) report
+
+## the HTML report of the last run: every figure and summary table, by method
+report: venv
+	$(BIN)/snakemake --report results/report.html
 
 ## run the test suite
-test: venv
+test: venv system-packages
 	$(BIN)/python -m pytest -q
 
 ## regenerate the committed PTX and ptxas info from the CUDA sources (needs nvcc)

@@ -30,6 +30,7 @@ wildcard_constraints:
     hw="[a-z0-9]+(-[a-z0-9]+)*",
     sweep="[a-z0-9]+(-[a-z0-9]+)*",
 
+include: "rules/report.smk"
 include: "rules/trace.smk"
 include: "rules/simulate.smk"
 include: "rules/tbpoint.smk"
@@ -43,11 +44,12 @@ rule all:
     input:
         expand(f"{RESULTS}/traces/{{wl}}/check.json", wl=WORKLOADS),
         expand(f"{RESULTS}/sim/{{wl}}/{{hw}}/{{t}}", wl=WORKLOADS, hw=HARDWARE, t=["summary.json", "power.parquet"]),
-        expand(f"{RESULTS}/tbpoint/{{hw}}/summary.md", hw=TBP_HARDWARE),
+        # summaries as the HTML report's pages (rules/report.smk)
+        report_pages(*expand(f"{RESULTS}/tbpoint/{{hw}}/{{p}}.md", hw=TBP_HARDWARE, p=["summary", "host_time"])),
         f"{RESULTS}/tbpoint/markov/fig7.parquet",
         f"{RESULTS}/tbpoint/kernel_types/kernel_types.parquet",
-        [f"{RESULTS}/tbpoint/sensitivity/summary.md"] if TBP_SENSITIVITY else [],
-        expand(f"{RESULTS}/gpumech/{{hw}}/summary.md", hw=GM_HARDWARE),
+        report_pages(f"{RESULTS}/tbpoint/sensitivity/summary.md") if TBP_SENSITIVITY else [],
+        report_pages(*expand(f"{RESULTS}/gpumech/{{hw}}/{{p}}.md", hw=GM_HARDWARE, p=["summary", "host_time"])),
         expand(f"{RESULTS}/gpumech/{{hw}}/sweeps.parquet", hw=GM_HARDWARE) if GM["sweeps"] else [],
         expand(f"{RESULTS}/sweeps/{{sweep}}/points.parquet", sweep=sorted(SWEEPS)),
         SCALING_TARGETS,

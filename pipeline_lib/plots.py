@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .trace.parquet_io import atomic_path
+
 
 def pyplot():
     import matplotlib
@@ -17,9 +19,12 @@ def pyplot():
 
 
 def save(fig, path) -> None:
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    """Write ``fig`` to ``path`` (format from its suffix), complete or not at all."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, dpi=100, metadata={"Software": None})
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.suffix.lstrip("."), dpi=100, metadata={"Software": None})
     pyplot().close(fig)
 
 

@@ -11,3 +11,4 @@ TBPOINT_VERSION = "1"    # TBPoint clustering, regions, sampling policy and base
 GPUMECH_VERSION = "3"    # GPUMech collector, interval algorithm, representative warp, models (pipeline_lib/gpumech)
 SCALING_VERSION = "1"    # Table II counters, scaling model, its validation (pipeline_lib/scaling)
 SIMPROF_VERSION = "1"    # SimProf inputs, jobs and plugin, profile tables, units, phases, sampling (pipeline_lib/simprof)
+REPORT_VERSION = "1"     # the HTML report's pages (pipeline_lib/report.py)

@@ -78,7 +78,8 @@ rule gpumech_validate:
         table=f"{GM_DIR}/{{hw}}/validation.parquet",
         summary=f"{GM_DIR}/{{hw}}/summary.md",
         host_summary=f"{GM_DIR}/{{hw}}/host_time.md",
-        figures=[f"{GM_DIR}/{{hw}}/{f}.png" for f in ("fig27_errors_rr", "fig28_errors_gto", "fig32_miss_rate_error")],
+        figures=[figure(f"{GM_DIR}/{{hw}}/{f}.png", f"gpumech/{f}", "GPUMech", "Validation on {hw}")
+                 for f in ("fig27_errors_rr", "fig28_errors_gto", "fig32_miss_rate_error")],
     params:
         workloads=WORKLOADS,
         cores=lambda wc: _hw(wc.hw)["cores"],
@@ -106,8 +107,8 @@ rule gpumech_sweep:
     output:
         table=f"{GM_DIR}/{{hw}}/sweeps.parquet",
         stacks=f"{GM_DIR}/{{hw}}/cpi_stacks.parquet",
-        figures=[f"{GM_DIR}/{{hw}}/{f}.png" for f in ("fig29_warps", "fig30_mshrs", "fig31_dram_clock",
-                                                      "fig33_cpi_stacks")],
+        figures=[figure(f"{GM_DIR}/{{hw}}/{f}.png", f"gpumech/{f}", "GPUMech", "Sweeps around {hw}")
+                 for f in ("fig29_warps", "fig30_mshrs", "fig31_dram_clock", "fig33_cpi_stacks")],
     params:
         points=lambda wc: [{"key": k, "value": v, "hardware": p, "policy": _hw(p)["scheduler"],
                             "warps": _hw(p)["sm_limits"]["warps"], "bandwidth": dram_bandwidth_gbs(_hw(p))}

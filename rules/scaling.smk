@@ -97,8 +97,8 @@ if SC_SWEEP:
             clusters=f"{SC_DIR}/{{metric}}/clusters.parquet",
             histogram=f"{SC_DIR}/{{metric}}/histogram.parquet",
             sources=f"{SC_DIR}/{{metric}}/sources.parquet",
-            figures=[f"{SC_DIR}/{{metric}}/{f}.png" for f in
-                     [f"heatmap_cc{cc}" for cc in SC_HEAT_CC] + ["clusters", "histogram"]],
+            figures=[figure(f"{SC_DIR}/{{metric}}/{f}.png", f"scaling/{f.rstrip('0123456789')}", "Scaling model",
+                            "{metric}") for f in [f"heatmap_cc{cc}" for cc in SC_HEAT_CC] + ["clusters", "histogram"]],
         wildcard_constraints:
             metric="time|power",
         params:
@@ -160,6 +160,6 @@ if SC_SWEEP:
         script:
             "../scripts/scaling_predict.py"
 
-    SCALING_TARGETS = [f"{SC_DIR}/summary.md"] + [f"{SC_DIR}/{m}/{f}" for m in SC_METRICS
+    SCALING_TARGETS = report_pages(f"{SC_DIR}/summary.md", f"{SC_DIR}/host_time.md") + [f"{SC_DIR}/{m}/{f}" for m in SC_METRICS
                                                    for f in ("clusters.parquet", "histogram.parquet")] + \
         [f"{SC_DIR}/predict/{wl}.parquet" for wl in SC["predict"]]

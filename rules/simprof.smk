@@ -35,7 +35,7 @@ SP_SAMPLING = {k: SP[k] for k in ("measure", "points", "confidence", "draws", "s
 SP_SENSITIVITY = {k: SP[k] for k in ("unit_cpu_ms", "measure", "tolerance")}
 PROFILE_FILES = ["samples.parquet", "stacks.parquet", "methods.parquet", "tasks.parquet", "counters.parquet",
                  "run.json"]
-SIMPROF_TARGETS = [f"{SP_DIR}/summary.md"] if SP_RUNS else []
+SIMPROF_TARGETS = report_pages(f"{SP_DIR}/summary.md") if SP_RUNS else []
 
 wildcard_constraints:
     run="[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",
@@ -192,8 +192,10 @@ rule simprof_summary:
     output:
         summary=f"{SP_DIR}/summary.md",
         tables=[f"{SP_DIR}/{t}.parquet" for t in ("homogeneity", "errors", "sizes", "sensitivity")],
-        figures=[f"{SP_DIR}/{f}.png" for f in ("fig40_cov", "fig41_errors", "fig42_sizes")]
-                + ([f"{SP_DIR}/{f}.png" for f in ("fig46_sensitive_points", "fig47_phases")] if SP_SETS else []),
+        figures=[figure(f"{SP_DIR}/{f}.png", f"simprof/{f}", "SimProf", "Phases and sampling")
+                 for f in ("fig40_cov", "fig41_errors", "fig42_sizes")]
+                + ([figure(f"{SP_DIR}/{f}.png", f"simprof/{f}", "SimProf", "Input sensitivity")
+                    for f in ("fig46_sensitive_points", "fig47_phases")] if SP_SETS else []),
     params:
         runs=SP_RUNS,
         overhead=SP_OVERHEAD,

@@ -126,7 +126,7 @@ rule tbpoint_validate:
         summary=f"{TBP_DIR}/{{hw}}/summary.md",
         host_table=f"{TBP_DIR}/{{hw}}/host_time.parquet",
         host_summary=f"{TBP_DIR}/{{hw}}/host_time.md",
-        figures=[f"{TBP_DIR}/{{hw}}/{f}.png" for f in
+        figures=[figure(f"{TBP_DIR}/{{hw}}/{f}.png", f"tbpoint/{f}", "TBPoint", "Validation on {hw}") for f in
                  ("fig11_ipc", "fig12_sample_size", "fig13_skipped_split", "fig14_miss_rate_error")],
     params:
         workloads=WORKLOADS,
@@ -147,7 +147,8 @@ rule tbpoint_sensitivity:
     output:
         table=f"{TBP_DIR}/sensitivity/sensitivity.parquet",
         summary=f"{TBP_DIR}/sensitivity/summary.md",
-        figures=[f"{TBP_DIR}/sensitivity/{f}.png" for f in ("fig15_error_by_config", "fig16_sample_size_by_config")],
+        figures=[figure(f"{TBP_DIR}/sensitivity/{f}.png", f"tbpoint/{f}", "TBPoint", "Sensitivity to the configuration")
+                 for f in ("fig15_error_by_config", "fig16_sample_size_by_config")],
     params:
         workloads=[wl for hw in TBP_SENSITIVITY for wl in WORKLOADS],
         hardware=[hardware_slice(_hw(hw), ["name"] + OCCUPANCY_FIELDS) for hw in TBP_SENSITIVITY for wl in WORKLOADS],
@@ -164,7 +165,8 @@ rule tbpoint_sensitivity:
 rule tbpoint_markov:
     output:
         table=f"{TBP_DIR}/markov/fig7.parquet",
-        figure=f"{TBP_DIR}/markov/fig7_ipc_variation.png",
+        figure=figure(f"{TBP_DIR}/markov/fig7_ipc_variation.png", "tbpoint/fig7_ipc_variation", "TBPoint",
+                      "Markov model"),
     params:
         markov=TBP["markov"],
         code_version=TBPOINT_VERSION,
@@ -183,7 +185,8 @@ rule tbpoint_kernel_types:
         blocks=expand(f"{RESULTS}/traces/{{wl}}/blocks.parquet", wl=WORKLOADS),
     output:
         table=f"{TBP_DIR}/kernel_types/kernel_types.parquet",
-        figure=f"{TBP_DIR}/kernel_types/fig10_kernel_types.png",
+        figure=figure(f"{TBP_DIR}/kernel_types/fig10_kernel_types.png", "tbpoint/fig10_kernel_types", "TBPoint",
+                      "Kernel types"),
     params:
         workloads=WORKLOADS,
         declared=[KINDS[CONFIG["workloads"][wl]["benchmark"]] for wl in WORKLOADS],

@@ -125,6 +125,33 @@ def test_failed_check_leaves_no_outputs(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_writes_are_atomic_and_clear_a_killed_attempts_debris(tmp_path):
+    import pyarrow as pa
+    from pipeline_lib.plots import pyplot, save
+    from pipeline_lib.trace.parquet_io import write_table, write_text
+
+    target = tmp_path / "t.parquet"
+    debris = tmp_path / ".t.parquet.tmp4242"          # what a SIGKILLed writer leaves
+    debris.write_bytes(b"PAR1 half a file")
+    other = tmp_path / ".u.parquet.tmp4242"           # another output's: not ours to remove
+    other.write_bytes(b"x")
+    write_table(pa.table({"a": [1, 2]}), target)
+    assert pq.read_table(target)["a"].to_pylist() == [1, 2]
+    assert not debris.exists() and other.exists()
+    # a write that fails midway leaves neither the target nor its temporary
+    bad = tmp_path / "bad.md"
+    with pytest.raises(TypeError):
+        write_text(None, bad)
+    assert not bad.exists() and not list(tmp_path.glob(".bad.md.tmp*"))
+    # figures too: a format matplotlib cannot write leaves nothing behind
+    plt = pyplot()
+    with pytest.raises(ValueError):
+        save(plt.figure(), tmp_path / "f.nosuchformat")
+    save(plt.figure(), tmp_path / "f.png")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".u.parquet.tmp4242", "f.png", "t.parquet"]
+    assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
+
+
 def test_check_json(traced):
     info = json.loads((traced["bfs"] / "check.json").read_text())
     assert info["check"] == "passed" and info["launches"] >= 2 and info["workload_id"] == "bfs"

@@ -61,7 +61,7 @@ SIMPROF = {"simprof_input", "simprof_jar", "simprof_profile", "simprof_phases", 
            "simprof_sensitivity", "simprof_overhead", "simprof_summary"}
 SPARK_RULES = {"simprof_profile", "simprof_overhead"}    # a Spark job's threads are its executor's
 ALL_RULES = {"trace", "simulate", "power", *TBP_PER_WL, *TBP_SUMMARIES, *GPUMECH, "sweep_table", "sweep_batch", *SCALING,
-             *SIMPROF, "all"}
+             *SIMPROF, "report_page", "all"}
 VARIANT = "gpumech-baseline-sm2"
 GTO = "gpumech-baseline-gto"     # GPUMech's validation simulates the other scheduler too
 W16 = "gpumech-baseline-w16"     # and its sweep the other warp count
@@ -242,7 +242,7 @@ def test_changing_a_timing_field_reruns_only_that_hardwares_simulations(ran, tmp
     jobs, _ = build_dag(d, cfg2)
     # no trace, no launch clustering, and (occupancy unchanged) no epoch clustering
     assert set(jobs) == {"simulate", "power", "tbpoint_sample", "tbpoint_baselines", "tbpoint_validate",
-                         "tbpoint_sensitivity", *GPUMECH, "all"}
+                         "tbpoint_sensitivity", *GPUMECH, "report_page", "all"}
     expected = sorted((wl, "gpumech-baseline") for wl in TINY["workloads"])
     for rule in ("power", "tbpoint_baselines"):
         assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == expected
@@ -513,7 +513,7 @@ def test_a_reference_graphs_seed_reruns_only_its_simprof_chain(ran, tmp_path):
     cfg["simprof"]["inputs"]["g-local"]["seed"] = 9
     jobs, _ = build_dag(d, _write(tmp_path / "c.yaml", cfg))
     assert set(jobs) == {"simprof_input", "simprof_profile", "simprof_phases", "simprof_sampling",
-                         "simprof_sensitivity", "simprof_summary", "all"}
+                         "simprof_sensitivity", "simprof_summary", "report_page", "all"}
     assert jobs["simprof_input"] == [{"sp_input": "g-local"}]
     assert jobs["simprof_profile"] == [{"run": "cc-local"}]
 
@@ -523,11 +523,13 @@ def test_a_new_measure_reforms_phases_without_profiling_again(ran, tmp_path):
     cfg = _with_hw(d, "hw")
     cfg["simprof"]["measure"] = "wall_s_per_cpu_s"
     jobs, _ = build_dag(d, _write(tmp_path / "c.yaml", cfg))
-    assert set(jobs) == {"simprof_phases", "simprof_sampling", "simprof_sensitivity", "simprof_summary", "all"}
+    assert set(jobs) == {"simprof_phases", "simprof_sampling", "simprof_sensitivity", "simprof_summary",
+                         "report_page", "all"}
     cfg["simprof"]["measure"] = "alloc_mb_per_cpu_s"
     cfg["simprof"]["tolerance"] = 0.2
     jobs, _ = build_dag(d, _write(tmp_path / "c.yaml", cfg))
-    assert set(jobs) == {"simprof_sensitivity", "simprof_summary", "all"}
+    assert set(jobs) == {"simprof_sensitivity", "simprof_summary", "report_page", "all"}
+    assert jobs["report_page"] == [{"method": "simprof", "page": "summary"}]
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -546,3 +548,75 @@ def test_bad_simprof_configs_are_named(tmp_path, mutate, message):
                          capture_output=True, text=True)
     assert res.returncode != 0
     assert re.search(re.escape(message), res.stdout + res.stderr), (res.stdout + res.stderr)[-2000:]
+
+
+BROWSER_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+DECODE_IMAGES = """async () => {
+    const out = {};
+    for (const [path, r] of Object.entries(results)) {
+        if (r.mime_type !== "image/png") continue;
+        const img = new Image();
+        img.src = r.data_uri;
+        await img.decode();
+        out[path] = [img.naturalWidth, img.naturalHeight];
+    }
+    return out;
+}"""
+
+
+def test_the_html_report_holds_every_figure_and_renders_in_a_browser(ran, tmp_path):
+    """``snakemake --report``: every PNG the run wrote and every summary page
+    is in the report, grouped by method, captioned with what was run; in
+    headless Chromium each embedded figure decodes, and clicking through
+    the menu shows one."""
+    from conftest import needs_system
+
+    d, cfg = ran
+    out = tmp_path / "report.html"
+    res = subprocess.run(SNAKEMAKE + ["--report", str(out), "--snakefile", str(ROOT / "Snakefile"), "--directory",
+                                      str(d), "--configfile", str(cfg)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-3000:]
+    figures = sorted(str(p.relative_to(d)) for p in (d / "results").rglob("*.png"))
+    pages = sorted(str(p.relative_to(d)) for p in (d / "results").rglob("*.html"))
+    assert len(figures) >= 20 and len(pages) == 8
+    # each page is its Markdown summary rendered, with the provenance at its foot
+    page = (d / "results" / "simprof" / "summary.html").read_text()
+    assert "<table>" in page and "config_digest <code>" in page and "git_commit <code>" in page
+
+    chromium = shutil.which("chromium")
+    needs_system(None if chromium else "Debian's chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=BROWSER_FLAGS)
+        try:
+            tab = browser.new_page()
+            tab.goto(out.as_uri())
+            for category in ("GPUMech", "Scaling model", "SimProf", "TBPoint"):
+                tab.get_by_role("link", name=category, exact=True).wait_for(timeout=30000)
+            entries = tab.evaluate("Object.fromEntries(Object.entries(results).map(([p, r]) => "
+                                   "[p, [r.mime_type, r.caption]]))")
+            assert sorted(p for p, (mime, _) in entries.items() if mime == "image/png") == figures
+            assert sorted(p for p, (mime, _) in entries.items() if mime == "text/html") == pages
+            # captions are rendered with the producing job's wildcards and params
+            caption = entries["results/tbpoint/gpumech-baseline/fig11_ipc.png"][1]
+            assert "Fig. 11" in caption and "gpumech-baseline" in caption and "bfs-road" in caption
+            assert all(c.strip() for _, c in entries.values())
+            sizes = tab.evaluate(DECODE_IMAGES)
+            assert sorted(sizes) == figures and all(w >= 200 and h >= 150 for w, h in sizes.values()), sizes
+            # a reader's path to a figure: method, study, the figure's entry
+            tab.get_by_role("link", name="TBPoint", exact=True).click()
+            tab.get_by_role("link", name="Validation on gpumech-baseline", exact=True).click()
+            tab.locator("tr", has_text="fig11_ipc.png").locator("a").first.click()
+            shown = tab.locator("img[src^='data:image/png']")
+            shown.wait_for(timeout=30000)
+            assert shown.evaluate("img => img.complete && img.naturalWidth") > 0
+            # and to a summary table: the page is shown in a frame, its tables rendered
+            tab.get_by_role("link", name="Results", exact=True).first.click()
+            tab.get_by_role("link", name="SimProf", exact=True).click()
+            tab.get_by_role("link", name="Summaries", exact=True).click()
+            tab.locator("tr", has_text="summary.html").locator("a").first.click()
+            tab.frame_locator("iframe").locator("table").first.wait_for(timeout=30000)
+        finally:
+            browser.close()

@@ -14,7 +14,7 @@ from .. import __version__
 from ..plots import bar_chart, pyplot, save
 from ..sim.output import F64, I32, I64, STR, write_frame
 from ..sim.trace_reader import TraceDir
-from ..trace.parquet_io import write_json
+from ..trace.parquet_io import write_json, write_text
 from ..versions import GPUMECH_VERSION
 from .analysis import GPUMech
 from .model import MODELS, POLICIES, STACK
@@ -153,7 +153,7 @@ def validate_stage(hw_name: str, items: list[dict], cores: int, min_waves: float
         lines.append(f"- {pol.upper()}: " + ", ".join(
             f"{lvl.upper()} {100 * e.mean():.1f}% ({len(e)} launches)" if len(e) else f"{lvl.upper()} none qualifies"
             for lvl, e in errs.items()))
-    Path(out_summary).write_text("\n".join(lines) + "\n")
+    write_text("\n".join(lines) + "\n", out_summary)
     h = pd.DataFrame(times)
     if len(h):
         model_s = h[HOST].sum(axis=1)
@@ -170,7 +170,7 @@ def validate_stage(hw_name: str, items: list[dict], cores: int, min_waves: float
                   f"{h['sim_s'].sum() / max(model_s.sum(), 1e-3):.1f} | "
                   f"{h['sim_s'].sum() / max(reeval_s.sum(), 1e-3):.1f} |")
         hl += ["", "Host times vary from run to run (this file alone); every other output is reproducible."]
-        Path(out_host_summary).write_text("\n".join(hl) + "\n")
+        write_text("\n".join(hl) + "\n", out_host_summary)
     fig32 = []
     for (pol, wl), g in t.groupby(["policy", "workload"]):
         fig32.append({"label": f"{wl} {pol}", **{lvl: _miss_rate_errors(g, lvl).mean() for lvl in ("l1", "l2")}})

@@ -16,7 +16,7 @@ from ..sim.run import write_host_time
 from ..sim.sampling import sampled_rows
 from ..sim.simulator import Simulator
 from ..sim.trace_reader import TraceDir
-from ..trace.parquet_io import write_json
+from ..trace.parquet_io import write_json, write_text
 from ..versions import TBPOINT_VERSION
 from .baselines import IdealSimPoint, estimate, random_sampling
 from .figures import deviation_cdf
@@ -256,12 +256,12 @@ def validate_stage(hw_name: str, items: list[dict], out_table, out_summary, fig_
         h = host_time_table(times)
         _write(h, HOST_TIME, "tbpoint_host_time", out_host_table, hardware=hw_name)
         tot_full, tot_tb = float(h["full_s"].sum()), float(h["tbpoint_s"].sum())
-        Path(out_host_summary).write_text("\n".join(
+        write_text("\n".join(
             [f"# Host time of TBPoint versus full simulation on {hw_name}", "",
              "| workload | full s | TBPoint s | speedup |", "|---|---:|---:|---:|"]
             + [f"| {r['workload']} | {r['full_s']:.2f} | {r['tbpoint_s']:.2f} | {r['speedup']:.1f} |"
                for r in h.to_dict("records")]
-            + [f"| all | {tot_full:.2f} | {tot_tb:.2f} | {tot_full / max(tot_tb, 1e-3):.1f} |", ""]))
+            + [f"| all | {tot_full:.2f} | {tot_tb:.2f} | {tot_full / max(tot_tb, 1e-3):.1f} |", ""]), out_host_summary)
     t = validation_table(items)
     _write(t, VALIDATION, "tbpoint_validation", out_table, hardware=hw_name)
     g = {k: geomean(t[c]) for k, c in (("tbpoint", "tbpoint_error"), ("random", "random_error_mean"),
@@ -284,7 +284,7 @@ def validate_stage(hw_name: str, items: list[dict], out_table, out_summary, fig_
     target = g["tbpoint"] <= 0.01 and s["tbpoint"] < s["random"] and g["tbpoint"] <= g["simpoint"]
     lines.append("Targets (error at most 1%, sample size below Random's, at least as accurate as "
                  f"Ideal-SimPoint): {'met' if target else 'NOT met'}.")
-    Path(out_summary).write_text("\n".join(lines) + "\n")
+    write_text("\n".join(lines) + "\n", out_summary)
     _figures(t, Path(fig_dir), hw_name)
     return t
 

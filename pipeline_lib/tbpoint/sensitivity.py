@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..plots import bar_chart
+from ..trace.parquet_io import write_text
 from .run import F64, I32, STR, _write, geomean
 
 SENSITIVITY = [("hardware", STR, ""), ("label", STR, "W<warps per SM> S<SMs>"),
@@ -44,7 +45,7 @@ def sensitivity_stage(items: list[dict], out_table, out_summary, fig_dir) -> pd.
         lines.append(f"| {hw} | {lab} | {100 * geomean(g['tbpoint_error']):.2f} | "
                      f"{100 * g['tbpoint_error'].max():.2f} | {100 * geomean(g['tbpoint_sample_size']):.2f} |")
     lines += ["", "The seed reports a maximum error below 14% over its configurations (3.5.3)."]
-    Path(out_summary).write_text("\n".join(lines) + "\n")
+    write_text("\n".join(lines) + "\n", out_summary)
     d = Path(fig_dir)
     for fname, col, ylabel in (("fig15_error_by_config.png", "tbpoint_error", "TBPoint IPC error (%)"),
                                ("fig16_sample_size_by_config.png", "tbpoint_sample_size", "Total sample size (%)")):

@@ -7,6 +7,7 @@ The same table and metadata always give the same bytes.
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 from pathlib import Path
@@ -20,7 +21,26 @@ COMPRESSION = "zstd"
 
 
 def _tmp(path: Path) -> Path:
+    """A fresh temporary name beside ``path``.  Temporaries of ``path`` left by
+    a killed earlier attempt are removed first: one job at a time writes a
+    given output, so any such file is debris."""
+    for stale in path.parent.glob(f".{glob.escape(path.name)}.tmp*"):
+        stale.unlink(missing_ok=True)
     return path.with_name(f".{path.name}.tmp{os.getpid()}")
+
+
+@contextlib.contextmanager
+def atomic_path(path):
+    """A temporary path to write; renamed to ``path`` when the block ends
+    without an exception, removed otherwise."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _tmp(path)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _with_provenance(schema: pa.Schema, metadata: dict | None = None) -> pa.Schema:
@@ -34,16 +54,9 @@ def _with_provenance(schema: pa.Schema, metadata: dict | None = None) -> pa.Sche
 
 
 def write_table(table: pa.Table, path, metadata: dict | None = None) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     table = table.replace_schema_metadata(_with_provenance(table.schema, metadata).metadata)
-    tmp = _tmp(path)
-    try:
+    with atomic_path(path) as tmp:
         pq.write_table(table, tmp, compression=COMPRESSION)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 class AtomicParquetWriter:
@@ -77,16 +90,8 @@ class AtomicParquetWriter:
 def atomic_text(path):
     """A text file opened for writing that appears at ``path`` complete, when
     the block ends without an exception, or not at all."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _tmp(path)
-    try:
-        with open(tmp, "w") as fh:
-            yield fh
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    with atomic_path(path) as tmp, open(tmp, "w") as fh:
+        yield fh
 
 
 def write_text(text: str, path) -> None:
