@@ -256,15 +256,45 @@ def test_units_of_two_profiles_share_columns_by_method_name():
     tasks = pd.DataFrame({"time_ns": [0], "event": ["start"], "java_tid": [1], "stage": [0]})
     samples = pd.DataFrame({"time_ns": [100_000_000, 600_000_000], "java_tid": 1, "stack": [0, 1]})
 
-    def profile(ids):   # stack 0 runs a.A.f inside a.A.main, stack 1 runs b.B.g inside a.A.main
-        names = {"a.A.main": ids[0], "a.A.f": ids[1], "b.B.g": ids[2]}
+    def profile(ids, g):   # stack 0 runs a.A.f inside a.A.main, stack 1 runs lambda g inside a.A.main
+        names = {"a.A.main": ids[0], "a.A.f": ids[1], g: ids[2]}
         stacks = pd.DataFrame({"stack": [0, 0, 1, 1], "depth": [0, 1, 0, 1],
-                               "method": [names["a.A.f"], names["a.A.main"], names["b.B.g"], names["a.A.main"]]})
+                               "method": [names["a.A.f"], names["a.A.main"], names[g], names["a.A.main"]]})
         methods = pd.DataFrame({"method": list(names.values()), "name": list(names.keys())})
         return {"counters": counters, "tasks": tasks, "samples": samples, "stacks": stacks, "methods": methods}
 
-    u, X, names = units_and_frequencies(profile([0, 1, 2]), 500)
-    assert len(u) == 2 and names == ["a.A.main", "a.A.f", "b.B.g"]
+    # the lambda's hidden class has another load number and address in each run
+    u, X, names = units_and_frequencies(profile([0, 1, 2], "b.B$$Lambda$12+0x00aa.77.g"), 500)
+    assert len(u) == 2 and names == ["a.A.main", "a.A.f", "b.B$$Lambda.g"]
     assert X.toarray().tolist() == [[1, 1, 0], [1, 0, 1]]
-    _, Xr, _ = units_and_frequencies(profile([2, 0, 1]), 500, ["b.B.g", "a.A.f", "c.C.h"])
+    _, Xr, _ = units_and_frequencies(profile([2, 0, 1], "b.B$$Lambda$31+0x00bb.99.g"), 500,
+                                     ["b.B$$Lambda.g", "a.A.f", "c.C.h"])
     assert Xr.toarray().tolist() == [[0, 1, 0], [1, 0, 0]]
+
+
+def test_a_phase_is_described_by_what_sets_it_apart():
+    pf = phases.PhaseFormation()
+    names = ["Executor$TaskRunner.run", "Sorter.sort", "Map.insert", "Io.read"]
+    pf.methods_ = np.array([0, 1, 2, 3])
+    # every phase runs the task loop; phase 0 sorts, phase 1 inserts, both read a little
+    pf.centers_ = np.array([[1.0, 0.9, 0.1, 0.2], [1.0, 0.0, 0.8, 0.2]])
+    assert pf.top_methods_of(0, names, count=2) == [("Executor$TaskRunner.run", 1.0), ("Sorter.sort", 0.9)]
+    assert pf.distinct_methods_of(0, names) == [("Sorter.sort", 0.9)]
+    assert pf.distinct_methods_of(1, names) == [("Map.insert", 0.8)]
+    # excess over the other phases' mean: a method two of three phases run still describes them
+    pf.centers_ = np.array([[1.0, 0.9, 0.0, 0.0], [1.0, 0.9, 0.0, 0.5], [1.0, 0.0, 0.7, 0.0]])
+    assert [n for n, _ in pf.distinct_methods_of(1, names)] == ["Io.read", "Sorter.sort"]
+    # one phase: nothing to set it apart from, so its heaviest methods
+    pf.centers_ = pf.centers_[:1]
+    assert pf.distinct_methods_of(0, names, count=1) == [("Executor$TaskRunner.run", 1.0)]
+
+
+@pytest.mark.parametrize("name, stable", [
+    ("org.apache.spark.rdd.RDD$$Lambda$1981+0x00007f98e0b1cbc8.924450374.apply", "org.apache.spark.rdd.RDD$$Lambda.apply"),
+    ("java.lang.invoke.LambdaForm$MH+0x00007f98e0b11800.1364088564.invoke", "java.lang.invoke.LambdaForm$MH.invoke"),
+    ("Foo$$Lambda$14/0x0000000800c03000.run", "Foo$$Lambda.run"),
+    ("scala.runtime.LambdaDeserialize$.bootstrap", "scala.runtime.LambdaDeserialize$.bootstrap"),
+    ("org.apache.spark.util.collection.AppendOnlyMap.growTable", "org.apache.spark.util.collection.AppendOnlyMap.growTable"),
+])
+def test_hidden_class_names_are_matched_across_runs(name, stable):
+    assert phases.stable_method_name(name) == stable

@@ -4,6 +4,8 @@ homogeneity measures (seed 000, 5.3.2 and 5.3.2.1, Figs. 39 and 40).
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -142,8 +144,39 @@ class PhaseFormation:
         """The methods with the highest weight in a phase's centre: what the
         phase runs (5.3.4, 5.4.5)."""
         c = self.centers_[phase]
-        order = np.lexsort((np.arange(len(c)), -c))[:count]
-        return [(names[self.methods_[i]], float(c[i])) for i in order if c[i] > 0]
+        return self._ranked(c, c, names, count)
+
+    def distinct_methods_of(self, phase: int, names, count: int = 5) -> list[tuple[str, float]]:
+        """The methods that set a phase apart (5.4.5): ranked by how far its
+        centre's frequency exceeds the mean of the other phases' centres,
+        keeping only those it exceeds. Frames that every phase runs equally
+        (the executor's task loop, ``RDD.iterator``) score zero and drop
+        out; the seed names phases by such method-level information but
+        does not say how to rank it. One phase: its heaviest methods."""
+        c = self.centers_[phase]
+        if len(self.centers_) == 1:
+            return self.top_methods_of(phase, names, count)
+        excess = c - np.delete(self.centers_, phase, axis=0).mean(axis=0)
+        return self._ranked(c, excess, names, count)
+
+    def _ranked(self, weights, score, names, count) -> list[tuple[str, float]]:
+        """(name, centre weight) of the ``count`` best-scoring methods with a
+        positive score (ties by column)."""
+        order = np.lexsort((np.arange(len(score)), -score))[:count]
+        return [(names[self.methods_[i]], float(weights[i])) for i in order if score[i] > 0]
+
+
+# A hidden class's name (lambdas, method handles) carries the JVM's load
+# order and address, "RDD$$Lambda$1981+0x00007f98e0b1cbc8.924450374.apply",
+# which differ from run to run; matching a reference input's methods to the
+# training run's (5.3.4.1) needs the stable part, "RDD$$Lambda.apply".
+_LAMBDA_ORDINAL = re.compile(r"\$\$Lambda\$\d+")
+_HIDDEN_SUFFIX = re.compile(r"[+/]0x[0-9a-fA-F]+(?:\.\d+)?")
+
+
+def stable_method_name(name: str) -> str:
+    """``name`` without the run-specific parts of hidden-class names."""
+    return _HIDDEN_SUFFIX.sub("", _LAMBDA_ORDINAL.sub("$$Lambda", name))
 
 
 def nearest_center(F, centers) -> np.ndarray:

@@ -17,7 +17,7 @@ from ..sim.output import BOOL, F64, I32, I64, STR, write_frame
 from ..trace.parquet_io import write_json, write_text
 from ..versions import SIMPROF_VERSION
 from . import inputs, jobs, jvm, profile, units
-from .phases import PhaseFormation, homogeneity, method_frequencies, nearest_center
+from .phases import PhaseFormation, homogeneity, method_frequencies, nearest_center, stable_method_name
 from .sampling import (code_estimate, code_sample, optimal_allocation, phase_stds, required_sample_size, second_sample,
                        simprof_sample, srs_sample, strata, stratified_estimate)
 from .sensitivity import input_sensitive_phases, point_reduction, relative_change
@@ -52,7 +52,9 @@ PHASES = [("phase", I32, ""), ("units", I64, "N_h"), ("weight", F64, "N_h / N"),
           ("mean", F64, "mean of the measure"), ("std", F64, "sigma_h, population standard deviation"),
           ("cov", F64, "sigma_h / mean"), ("points", I64, "eq. 33 allocation of the configured sample size"),
           ("stage", I32, "the Spark stage most of its units run"),
-          ("top_methods", STR, "heaviest methods of the centre: name (frequency); ...")]
+          ("top_methods", STR, "heaviest methods of the centre: name (frequency); ..."),
+          ("distinct_methods", STR, "methods the centre runs more than the other phases' mean: name (frequency); "
+                                    "...; what sets the phase apart (5.4.5)")]
 ERRORS = [("method", STR, "SimProf, SRS, CODE or SECOND"), ("draw", I32, "random draw (0 for CODE)"),
           ("units", I64, "units simulated"), ("estimate", F64, "estimated mean of the measure"),
           ("oracle", F64, "mean over all units"), ("error", F64, "|estimate - oracle| / oracle"),
@@ -166,16 +168,23 @@ def read_profile(profile_dir) -> dict[str, pd.DataFrame]:
 def units_and_frequencies(tables: dict, unit_cpu_ms: float, names=None):
     """A profile's units and their method-frequency matrix (Fig. 39) over
     method ``names`` (default: the profile's own, in first-use order); a
-    method the profile never ran is a zero column. Returns (units, X, names)."""
+    method the profile never ran is a zero column. Methods are named by
+    :func:`stable_method_name`, so that hidden classes match across runs.
+    Returns (units, X, names)."""
     u, unit_of = units.form_units(tables["counters"], tables["samples"], tables["tasks"], unit_cpu_ms)
-    own = pd.unique(tables["methods"]["name"])
+    methods = tables["methods"].assign(name=tables["methods"]["name"].map(stable_method_name))
+    own = pd.unique(methods["name"])
     names = list(own) if names is None else list(names)
     col = pd.Series(np.arange(len(names)), index=pd.Index(names))
-    frames = tables["stacks"].merge(tables["methods"], on="method")
+    frames = tables["stacks"].merge(methods, on="method")
     frames = frames.assign(method=col.reindex(frames["name"]).fillna(-1).to_numpy(np.int64))
     frames = frames[frames["method"] >= 0]
     X = method_frequencies(tables["samples"].assign(unit=unit_of), frames, len(u), len(names))
     return u, X, names
+
+
+def _described(methods: list[tuple[str, float]]) -> str:
+    return "; ".join(f"{n} ({w:.2f})" for n, w in methods)
 
 
 def phases_stage(run: str, profile_dir, opts: dict, out_units, out_phases, out_model) -> pd.DataFrame:
@@ -202,8 +211,8 @@ def phases_stage(run: str, profile_dir, opts: dict, out_units, out_phases, out_m
     ph = pd.DataFrame({"phase": phases, "units": sizes, "weight": sizes / sizes.sum(),
                        "mean": [y[pf.labels_ == h].mean() for h in phases], "std": stds, "points": points,
                        "stage": [int(u.loc[u["phase"] == h, "stage"].mode().iloc[0]) for h in phases],
-                       "top_methods": ["; ".join(f"{n} ({w:.2f})" for n, w in pf.top_methods_of(h, names))
-                                       for h in phases]})
+                       "top_methods": [_described(pf.top_methods_of(h, names)) for h in phases],
+                       "distinct_methods": [_described(pf.distinct_methods_of(h, names)) for h in phases]})
     ph["cov"] = np.where(ph["mean"] != 0, ph["std"] / ph["mean"].abs().where(ph["mean"] != 0, 1), 0.0)
     _write(ph, PHASES, "phases", out_phases, run=run, measure=opts["measure"])
     write_json({"run": run, "measure": opts["measure"], "unit_cpu_ms": opts["unit_cpu_ms"], "k": int(pf.k_),
@@ -374,7 +383,10 @@ def summary_stage(runs: list[str], run_jsons, models, phase_tables, errors, size
 
     modes = sorted({(i["counter_mode"], i["pmu"], i["why"]) for i in info})
     ovh = [(r, pd.read_parquet(p)) for r, p in zip(overhead_runs, overheads)]
-    text = _report(info, hom, wide, esum, siz, sens, modes, ovh, opts)
+    flagged = {(s["train"], int(h)): refs for s in sets_info for h, refs in s["sensitive_to"].items() if refs}
+    described = pd.concat([_phase_descriptions(r, pd.read_parquet(p), flagged) for r, p in zip(runs, phase_tables)],
+                          ignore_index=True)
+    text = _report(info, hom, wide, esum, siz, sens, modes, ovh, described, opts)
     write_text(text, out_summary)
     return text
 
@@ -401,6 +413,23 @@ def _figures(hom, wide, siz, sens, opts, d: Path) -> None:
                   stacked=True)
 
 
+def _short(name: str) -> str:
+    """``Class.method`` of a method's full name (the package dropped)."""
+    return ".".join(name.split(".")[-2:])
+
+
+def _phase_descriptions(run: str, ph: pd.DataFrame, flagged: dict) -> pd.DataFrame:
+    """One row per phase of ``run``: its size, allocation, mean, the
+    reference runs that flag it (eq. 38) and the methods that set it apart
+    (5.4.5), three at most, by class and method name."""
+    return pd.DataFrame({
+        "run": run, "phase": ph["phase"].astype(int), "units": ph["units"], "points": ph["points"],
+        "mean": ph["mean"].round(3),
+        "input-sensitive to": [", ".join(flagged.get((run, int(h)), [])) or "-" for h in ph["phase"]],
+        "what sets it apart": ["; ".join(f"`{_short(m.rsplit(' (', 1)[0])}`" for m in d.split("; ")[:3]) if d
+                               else "-" for d in ph["distinct_methods"]]})
+
+
 def _table(df: pd.DataFrame) -> str:
     cols = list(df.columns)
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
@@ -408,7 +437,7 @@ def _table(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _report(info, hom, wide, esum, siz, sens, modes, ovh, opts) -> str:
+def _report(info, hom, wide, esum, siz, sens, modes, ovh, described, opts) -> str:
     m = opts["measure"]
     out = ["# SimProf: phases and sampling of Spark jobs", ""]
     for mode, pmu, why in modes:
@@ -451,6 +480,12 @@ def _report(info, hom, wide, esum, siz, sens, modes, ovh, opts) -> str:
                 _table(s), "",
                 f"Average reduction in simulation points for a reference input (sets that are not controls): "
                 f"{_pct(avg_red)}; the seed reports 33.7%.", ""]
+    out += ["## What each phase runs (5.4.5)", "",
+            "Each phase's methods that its centre runs more often than the other phases' centres on average "
+            "(frames every phase runs, such as the executor's task loop, drop out; a single phase is described by "
+            f"its heaviest methods), the eq. 33 points it receives and its mean `{m}`. The full lists are in "
+            "`phases/{run}/phases.parquet` (`distinct_methods`, `top_methods`).", "",
+            _table(described), ""]
     if ovh:
         out += ["## Profiling overhead", "",
                 "The same run with and without JFR and the SimProf plugin, alternating; spark-submit wall time "
