@@ -503,6 +503,12 @@ def test_simprof_outputs_of_end_to_end_run(ran):
     text = (sp / "summary.md").read_text()
     assert "Counter mode: **cpu-time**" in text and "the seed reports 1.6%" in text and "33.7%" in text
     assert "## Profiling overhead" in text
+    # every phase of every run is described, by method names of its own profile
+    described = text.split("## What each phase runs (5.4.5)")[1].split("##")[0]
+    n_phases = sum(len(pd.read_parquet(sp / "phases" / r / "phases.parquet")) for r in SP_RUNS)
+    assert len([ln for ln in described.splitlines() if ln.startswith("| cc-") or ln.startswith("| wordcount")]) \
+        == n_phases
+    assert "+0x" not in described and "`" in described
     for f in ("fig40_cov", "fig41_errors", "fig42_sizes", "fig46_sensitive_points", "fig47_phases"):
         assert (sp / f"{f}.png").read_bytes()[:4] == b"\x89PNG"
 
