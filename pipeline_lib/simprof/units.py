@@ -11,12 +11,12 @@ called so (docs/simprof.md, "Counter modes").
 """
 from __future__ import annotations
 
-import ctypes
 import os
-import platform
 
 import numpy as np
 import pandas as pd
+
+from . import perf
 
 # Per-unit measures of the CPU-time mode, all per second of the thread's CPU time.
 MEASURES = {
@@ -29,33 +29,22 @@ MEASURES = {
 COUNTERS = {"alloc_mb_per_cpu_s": ("allocated_bytes", 1e-6), "minor_faults_per_cpu_s": ("minor_faults", 1.0),
             "runqueue_wait_s_per_cpu_s": ("runqueue_wait_ns", 1e-9)}
 
-_PERF_SYSCALL = {"x86_64": 298, "aarch64": 241}
-
 
 def counter_mode() -> dict:
     """Whether this host can count instructions per thread.
 
     Opens a perf_event for retired instructions on the calling thread (user
     space only). Returns {"counter_mode": "cpu-time", "pmu": bool, "why":
-    text}: the mode is "cpu-time" also where a PMU answers, because the
-    per-thread instruction sampler of the seed's mode is not built yet
-    (docs/simprof.md)."""
-    nr = _PERF_SYSCALL.get(platform.machine())
-    if nr is None:
-        return {"counter_mode": "cpu-time", "pmu": False, "why": f"no perf_event_open number for {platform.machine()}"}
-    attr = (ctypes.c_uint64 * 16)()                    # struct perf_event_attr, 128 bytes
-    ctypes.memmove(ctypes.addressof(attr), (ctypes.c_uint32 * 2)(0, 128), 8)   # PERF_TYPE_HARDWARE, size
-    attr[1] = 1                                        # PERF_COUNT_HW_INSTRUCTIONS
-    attr[5] = 1 | (1 << 5) | (1 << 6)                  # disabled, exclude_kernel, exclude_hv
-    libc = ctypes.CDLL(None, use_errno=True)
-    fd = libc.syscall(nr, ctypes.byref(attr), 0, -1, -1, 0)
-    if fd < 0:
-        err = ctypes.get_errno()
-        return {"counter_mode": "cpu-time", "pmu": False,
-                "why": f"perf_event_open(instructions) failed: {os.strerror(err)}"}
-    os.close(fd)
+    text}: the mode is "cpu-time" also where a PMU answers, because units of
+    instructions are not formed yet; the per-thread counter reader of that
+    mode is :mod:`.perf` (docs/simprof.md)."""
+    try:
+        os.close(perf.open_counter(0, perf.HARDWARE_EVENTS["instructions"], enabled=False))
+    except perf.PerfError as e:
+        why = f"perf_event_open(instructions) failed: {os.strerror(e.errno)}" if e.errno else e.strerror
+        return {"counter_mode": "cpu-time", "pmu": False, "why": why}
     return {"counter_mode": "cpu-time", "pmu": True,
-            "why": "a PMU counts instructions here, but the instruction-unit sampler is not built yet"}
+            "why": "a PMU counts instructions here, but units of instructions are not formed yet"}
 
 
 def form_units(counters: pd.DataFrame, samples: pd.DataFrame, tasks: pd.DataFrame, unit_cpu_ms: float):
