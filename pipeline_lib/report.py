@@ -1,6 +1,6 @@
 """Pages of the HTML report (``snakemake --report``): each method's Markdown
 summary rendered as a self-contained HTML page, with the provenance of the
-run that produced it (docs/configuration.md, "The HTML report")."""
+run that produced it (README, "The HTML report")."""
 from __future__ import annotations
 
 import html
