@@ -12,14 +12,16 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline_lib.simprof import inputs, jvm
+from pipeline_lib.simprof import inputs, jvm, units
 from pipeline_lib.simprof.run import overhead_stage, phases_stage, profile_stage, sampling_stage
 
-SPARK = {"cores": 2, "driver_memory": "2g", "timeout_s": 1800,
+MODE = units.counter_mode("auto")["counter_mode"]          # the default config's choice on this host
+MEASURE = units.measure_of(MODE, "auto")
+SPARK = {"cores": 2, "driver_memory": "2g", "timeout_s": 1800, "counter_mode": MODE,
          "profile": {"stack_period_ms": 10, "stack_depth": 256, "counter_period_ms": 10}}
-PHASES = {"unit_cpu_ms": 50, "measure": "alloc_mb_per_cpu_s", "top_methods": 100, "k_max": 20, "threshold": 0.9,
-          "seed": 1, "points": 20}
-SAMPLING = {"measure": "alloc_mb_per_cpu_s", "points": 20, "confidence": 0.997, "draws": 200,
+PHASES = {"counter_mode": MODE, "unit_size": units.unit_size(MODE, 50, 100_000_000), "measure": MEASURE,
+          "top_methods": 100, "k_max": 20, "threshold": 0.9, "seed": 1, "points": 20}
+SAMPLING = {"measure": MEASURE, "points": 20, "confidence": 0.997, "draws": 200,
             "second_window_s": 2.0, "seed": 1, "target_errors": [0.05, 0.02]}
 
 
@@ -37,7 +39,7 @@ def main():
         spec = {"job": a.job, "partitions": 8, "arg": ""}
         t = overhead_stage(spec, jar, text, SPARK, a.repeats, d / "overhead.parquet", d / "overhead.log")
         plain, prof = t[~t["profiled"]]["wall_s"], t[t["profiled"]]["wall_s"]
-        print(f"{a.job} on {a.words} words, {a.repeats} runs each, spark-submit wall time:")
+        print(f"{a.job} on {a.words} words, {a.repeats} runs each, {MODE} counter mode, spark-submit wall time:")
         print(f"  plain    median {plain.median():.2f} s  (runs: {', '.join(f'{x:.2f}' for x in plain)})")
         print(f"  profiled median {prof.median():.2f} s  (runs: {', '.join(f'{x:.2f}' for x in prof)})")
         print(f"  profiling overhead: {100 * (prof.median() / plain.median() - 1):.1f}% "

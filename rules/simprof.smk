@@ -4,6 +4,7 @@
 # summary with Figs. 40-42, 46 and 47.  Independent of the GPU stages.
 from pipeline_lib.simprof.inputs import check_spec
 from pipeline_lib.simprof.jvm import source_digest
+from pipeline_lib.simprof.units import counter_mode, describe_unit, measure_of, unit_size
 from pipeline_lib.versions import SIMPROF_VERSION
 
 SP = CONFIG["simprof"]
@@ -26,15 +27,29 @@ for _set, _spec in SP["sensitivity"].items():
 for _r in SP_OVERHEAD:
     if _r not in SP["runs"]:
         raise ValueError(f"config: simprof.overhead.runs names {_r!r}, which simprof.runs lacks")
+# The counter mode is this host's (docs/simprof.md, "Counter modes"): where
+# a PMU counts instructions, "auto" cuts units of instructions; a host that
+# gains or loses one reruns the profiles. Jobs check it again where they run.
+try:
+    SP_MODE = counter_mode(SP["counter_mode"])["counter_mode"]
+except ValueError as _e:
+    raise ValueError(f"config: simprof.counter_mode: {_e}") from None
+try:
+    SP_MEASURE = measure_of(SP_MODE, SP["measure"])
+except ValueError as _e:
+    raise ValueError(f"config: simprof.measure: {_e}") from None
+# only the unit size of the mode in use reaches the rules
+SP_UNIT = {"counter_mode": SP_MODE, "unit_size": unit_size(SP_MODE, SP["unit_cpu_ms"], SP["unit_instructions"]),
+           "measure": SP_MEASURE}
 # what a Spark job asks for, and passes on (its threads are the executor's)
-SP_SPARK = {k: SP[k] for k in ("cores", "driver_memory", "timeout_s", "profile")}
+SP_SPARK = {**{k: SP[k] for k in ("cores", "driver_memory", "timeout_s", "profile")}, "counter_mode": SP_MODE}
 SP_JOB = {"mem_mb": SP["mem_mb"], "runtime": max(10, SP["timeout_s"] // 60)}
-SP_PHASES = {k: SP[k] for k in ("unit_cpu_ms", "measure", "top_methods", "k_max", "threshold", "seed", "points")}
-SP_SAMPLING = {k: SP[k] for k in ("measure", "points", "confidence", "draws", "second_window_s", "seed",
-                                  "target_errors")}
-SP_SENSITIVITY = {k: SP[k] for k in ("unit_cpu_ms", "measure", "tolerance")}
+SP_PHASES = {**SP_UNIT, **{k: SP[k] for k in ("top_methods", "k_max", "threshold", "seed", "points")}}
+SP_SAMPLING = {"measure": SP_MEASURE,
+               **{k: SP[k] for k in ("points", "confidence", "draws", "second_window_s", "seed", "target_errors")}}
+SP_SENSITIVITY = {**SP_UNIT, "tolerance": SP["tolerance"]}
 PROFILE_FILES = ["samples.parquet", "stacks.parquet", "methods.parquet", "tasks.parquet", "counters.parquet",
-                 "run.json"]
+                 "perf.parquet", "run.json"]
 SIMPROF_TARGETS = report_pages(f"{SP_DIR}/summary.md") if SP_RUNS else []
 
 wildcard_constraints:
@@ -199,7 +214,9 @@ rule simprof_summary:
     params:
         runs=SP_RUNS,
         overhead=SP_OVERHEAD,
-        opts={k: SP[k] for k in ("measure", "points", "confidence", "unit_cpu_ms", "tolerance")},
+        opts={**SP_UNIT, **{k: SP[k] for k in ("points", "confidence", "tolerance")}},
+        # the figures' captions
+        unit=describe_unit(SP_MODE, SP_UNIT["unit_size"]),
         code_version=SIMPROF_VERSION,
     resources:
         **LIGHT_JOB,

@@ -264,10 +264,10 @@ def test_units_of_two_profiles_share_columns_by_method_name():
         return {"counters": counters, "tasks": tasks, "samples": samples, "stacks": stacks, "methods": methods}
 
     # the lambda's hidden class has another load number and address in each run
-    u, X, names = units_and_frequencies(profile([0, 1, 2], "b.B$$Lambda$12+0x00aa.77.g"), 500)
+    u, X, names = units_and_frequencies(profile([0, 1, 2], "b.B$$Lambda$12+0x00aa.77.g"), "cpu-time", 500e6)
     assert len(u) == 2 and names == ["a.A.main", "a.A.f", "b.B$$Lambda.g"]
     assert X.toarray().tolist() == [[1, 1, 0], [1, 0, 1]]
-    _, Xr, _ = units_and_frequencies(profile([2, 0, 1], "b.B$$Lambda$31+0x00bb.99.g"), 500,
+    _, Xr, _ = units_and_frequencies(profile([2, 0, 1], "b.B$$Lambda$31+0x00bb.99.g"), "cpu-time", 500e6,
                                      ["b.B$$Lambda.g", "a.A.f", "c.C.h"])
     assert Xr.toarray().tolist() == [[0, 1, 0], [1, 0, 0]]
 

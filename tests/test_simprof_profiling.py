@@ -55,7 +55,7 @@ def test_units_cut_each_thread_at_fixed_cpu_time_and_rate_its_counters():
                           "java_tid": 7, "stage": [0, 1, 2, 3]})
     samples = pd.DataFrame({"time_ns": [5_000_000, 1_100_000_000, 1_990_000_000, 1_999_000_000],
                             "java_tid": [7, 7, 7, 8], "stack": 0})
-    u, unit_of = units.form_units(counters, samples, tasks, unit_cpu_ms=250)
+    u, unit_of = units.form_units(counters, samples, tasks, "cpu-time", 250e6)
     assert len(u) == 6                                   # 1.5 s of CPU in 250 ms units
     assert u["start_ns"].tolist() == [0, 500_000_000, 1_000_000_000, 1_250_000_000, 1_500_000_000, 1_750_000_000]
     assert u["wall_s_per_cpu_s"].round(6).tolist() == [2.0, 2.0, 1.0, 1.0, 1.0, 1.0]
@@ -67,10 +67,58 @@ def test_units_cut_each_thread_at_fixed_cpu_time_and_rate_its_counters():
     assert u["snapshots"].tolist() == [1, 0, 1, 0, 0, 1]
 
 
-def test_counter_mode_is_recorded_and_never_claims_cpi():
+def test_instruction_units_carry_the_seeds_cpi_and_mpki():
+    # one thread read every 10 ms: 1e9 instructions/s at CPI 1 and 5 misses per
+    # 1000 instructions for 0.2 s, then 0.5e9/s at CPI 2 and 1 miss per 1000
+    t = np.arange(0, 650_000_001, 10_000_000, dtype=np.int64)
+    ins = np.where(t < 2e8, t * 1.0, 2e8 + (t - 2e8) * 0.5)
+    cyc = np.where(ins < 2e8, ins, 2e8 + 2 * (ins - 2e8))
+    miss = np.where(ins < 2e8, ins * 0.005, 1e6 + (ins - 2e8) * 0.001)
+    series = pd.DataFrame({"time_ns": t, "java_tid": 3, "instructions": ins.astype(np.int64),
+                           "cycles": cyc.astype(np.int64), "cache_misses": miss.astype(np.int64)})
+    tasks = pd.DataFrame({"time_ns": [0], "event": "start", "java_tid": 3, "stage": [4]})
+    samples = pd.DataFrame({"time_ns": [50_000_000, 300_000_000], "java_tid": 3, "stack": 0})
+    u, unit_of = units.form_units(series, samples, tasks, "instructions", 100e6)
+    assert len(u) == 4                                   # 425 M instructions in units of 100 M
+    assert u["start_ns"].tolist() == [0, 100_000_000, 200_000_000, 400_000_000]
+    assert u["end_ns"].iloc[-1] == 600_000_000
+    assert u["cpi"].round(6).tolist() == [1.0, 1.0, 2.0, 2.0]
+    assert u["cache_mpki"].round(6).tolist() == [5.0, 5.0, 1.0, 1.0]
+    assert list(u.columns[-2:]) == ["cpi", "cache_mpki"] and "alloc_mb_per_cpu_s" not in u
+    assert unit_of.tolist() == [0, 2] and u["stage"].tolist() == [4] * 4
+
+
+def test_perf_reads_are_matched_to_java_threads_by_os_tid():
+    counters = pd.DataFrame({"time_ns": [0, 1, 0], "java_tid": [7, 7, 9], "os_tid": [70, 70, 90]})
+    reads = pd.DataFrame({"time_ns": [5, 6, 5], "os_tid": [70, 70, 55], "instructions": [1, 2, 3]})
+    s = units.perf_series(reads, counters)
+    assert s[["os_tid", "java_tid", "instructions"]].values.tolist() == [[70, 7, 1], [70, 7, 2]]
+
+
+def test_kernel_and_jvm_cpu_times_agree_over_their_common_span():
+    counters = pd.DataFrame({"time_ns": [0, 100, 200], "java_tid": 1, "cpu_ns": [0, 100, 200]})
+    # the sampler opened the thread's counter at t = 50 (it counts from 0 there) and ran at half speed
+    reads = pd.DataFrame({"time_ns": [50, 150, 250], "java_tid": 1, "task_clock_ns": [0, 50, 100]})
+    assert profile.cpu_agreement(reads, counters) == pytest.approx(0.5)
+    assert profile.cpu_agreement(reads.iloc[:0], counters) is None
+
+
+def test_counter_mode_follows_the_pmu_and_names_what_it_lacks(monkeypatch):
     mode = units.counter_mode()
-    assert mode["counter_mode"] == "cpu-time" and isinstance(mode["pmu"], bool) and mode["why"]
-    assert not any("cpi" in m.lower() for m in units.MEASURES)
+    assert mode["counter_mode"] in units.COUNTER_MODES and isinstance(mode["pmu"], bool) and mode["why"]
+    assert not any("cpi" in m.lower() for m in units.MEASURES["cpu-time"])
+    monkeypatch.setattr(units, "probe_pmu", lambda: (True, "answered"))
+    assert units.counter_mode("auto")["counter_mode"] == "instructions"
+    assert units.counter_mode("cpu-time") == {"counter_mode": "cpu-time", "pmu": True,
+                                              "why": "answered; cpu-time mode as configured"}
+    monkeypatch.setattr(units, "probe_pmu", lambda: (False, "perf_event_open(instructions) failed: ENOENT"))
+    assert units.counter_mode("auto")["counter_mode"] == "cpu-time"
+    with pytest.raises(ValueError, match=r"needs a PMU .* \(perf_event_open\(instructions\) failed: ENOENT\)"):
+        units.counter_mode("instructions")
+    assert units.measure_of("instructions", "auto") == "cpi"
+    assert units.measure_of("cpu-time", "auto") == "alloc_mb_per_cpu_s"
+    with pytest.raises(ValueError, match="'cache_mpki' is not one of the cpu-time mode's"):
+        units.measure_of("cpu-time", "cache_mpki")
 
 
 # --- a real job ----------------------------------------------------------------
@@ -106,18 +154,91 @@ def test_profile_holds_executor_threads_stacks_tasks_and_counters(wordcount):
     starts, ends = (t["tasks"][t["tasks"]["event"] == e] for e in ("start", "end"))
     assert sorted(starts["task"]) == sorted(ends["task"]) and starts["stage"].nunique() >= 2
     for _, c in t["counters"].groupby("java_tid"):
-        assert (np.diff(c["cpu_ns"]) >= 0).all() and (np.diff(c["allocated_bytes"]) >= 0).all()
+        for col in ("cpu_ns", "allocated_bytes"):
+            v = c[col].to_numpy()
+            # -1: unreadable at that tick (a thread that has just ended reads so)
+            assert (np.diff(v[v >= 0]) >= 0).all() and (v >= 0).mean() > 0.9
     assert run["stacks_truncated"] < 0.05                          # depth 256
+
+
+def test_perf_sampler_beside_the_job_counts_the_executor_threads(wordcount):
+    _, run, t = wordcount
+    p = t["perf"]
+    assert run["perf_threads"] == t["counters"]["java_tid"].nunique() == p["java_tid"].nunique() >= 2
+    assert set(p["os_tid"]) == set(t["counters"]["os_tid"])
+    for _, g in p.groupby("java_tid"):
+        assert g["time_ns"].is_monotonic_increasing and g["task_clock_ns"].is_monotonic_increasing
+    # the kernel's CPU time of each thread agrees with the JVM's, so the os-tid match is right
+    assert run["perf_cpu_ratio"] == pytest.approx(1.0, abs=0.1)
+    # the sampler costs little beside the job: under 10% of one core over the job's wall time
+    assert 0 < run["perf_sampler_cpu_s"] < 0.1 * run["wall_s"]
+    # the perf reads and the JFR events share a clock: the reads span the snapshots
+    assert p["time_ns"].min() < t["samples"]["time_ns"].median() < p["time_ns"].max()
 
 
 def test_units_of_a_real_job_carry_snapshots_and_form_phases(wordcount):
     _, _, t = wordcount
-    u, unit_of = units.form_units(t["counters"], t["samples"], t["tasks"], unit_cpu_ms=50)
+    u, unit_of = units.form_units(t["counters"], t["samples"], t["tasks"], "cpu-time", 50e6)
     assert len(u) >= 10 and (u["wall_s_per_cpu_s"] >= 0.99).all()
     assert u["snapshots"].sum() == (unit_of >= 0).sum() > 0
     X = phases.method_frequencies(t["samples"].assign(unit=unit_of), t["stacks"], len(u), len(t["methods"]))
     pf = phases.PhaseFormation(top_methods=50, seed=0).fit(X, u["alloc_mb_per_cpu_s"].to_numpy())
     assert 1 <= pf.k_ <= 20 and len(pf.labels_) == len(u)
+
+
+def test_instruction_mode_stages_run_on_a_profile_with_hardware_counts(wordcount, tmp_path):
+    # This host may have no PMU: the real profile's perf reads get constructed
+    # hardware columns (2 instructions per ns of CPU, 3 cycles per ns plus
+    # 50 k per context switch), so that the instructions-mode stages run on real
+    # snapshots, threads and tasks with counts whose CPI is known.
+    import json
+    from pipeline_lib.simprof import run as stages
+    _, _, t = wordcount
+    t = dict(t)
+    p = t["perf"].copy()
+    p["instructions"] = 2 * p["task_clock_ns"]
+    p["cycles"] = 3 * p["task_clock_ns"] + 50_000 * p["context_switches"]
+    p["cache_misses"] = p["task_clock_ns"] // 1000
+    t["perf"] = p
+    prof = tmp_path / "profile"
+    prof.mkdir()
+    stages.write_profile(t, "wc", prof)
+    (prof / "run.json").write_text(json.dumps({"counter_mode": "instructions"}))
+    opts = {"counter_mode": "instructions", "unit_size": 100e6, "measure": "cpi", "top_methods": 50, "k_max": 10,
+            "threshold": 0.9, "seed": 0, "points": 5}
+    ph = stages.phases_stage("wc", prof, opts, tmp_path / "u.parquet", tmp_path / "ph.parquet", tmp_path / "m.json")
+    u = pd.read_parquet(tmp_path / "u.parquet")
+    cpu_s = (p.groupby("java_tid")["task_clock_ns"].max() - p.groupby("java_tid")["task_clock_ns"].min()) / 1e9
+    assert len(u) == int((2 * cpu_s * 1e9 // 100e6).sum())             # 50 ms of CPU per unit
+    assert (u["cpi"] >= 1.5 - 1e-9).all() and u["cpi"].max() > 1.5      # 1.5, more where the thread switched
+    assert np.allclose(u["cache_mpki"], 0.5, rtol=1e-3)
+    assert json.loads((tmp_path / "m.json").read_text())["counter_mode"] == "instructions"
+    assert ph["points"].sum() == 5
+    summary = stages.sensitivity_stage("self", "wc", tmp_path / "u.parquet", tmp_path / "ph.parquet",
+                                       tmp_path / "m.json", {"wc-again": prof},
+                                       {**opts, "tolerance": 0.1}, tmp_path / "s.parquet", tmp_path / "s.json")
+    assert summary["sensitive_phases"] == 0                              # the same profile is its own reference
+    with pytest.raises(ValueError, match="recorded in instructions counter mode, not cpu-time"):
+        stages.phases_stage("wc", prof, {**opts, "counter_mode": "cpu-time", "unit_size": 50e6,
+                                         "measure": "alloc_mb_per_cpu_s"},
+                            tmp_path / "u2.parquet", tmp_path / "ph2.parquet", tmp_path / "m2.json")
+
+
+def test_a_real_job_in_instructions_mode_where_a_pmu_answers(wordcount, tmp_path):
+    pmu, why = units.probe_pmu()
+    if not pmu:
+        pytest.skip(f"this host has no PMU that counts instructions ({why}); the mode is checked above on "
+                    "constructed counts")
+    text, _, _ = wordcount
+    jar = jvm.build_jar(tmp_path / "cache")
+    run, t = profile.profile_job(jar, "wordcount", text, tmp_path / "w", partitions=4, arg="", cores=2,
+                                 driver_memory="1g", counter_mode="instructions",
+                                 profile={"stack_period_ms": 10, "stack_depth": 256, "counter_period_ms": 10},
+                                 log=tmp_path / "log.txt", timeout_s=300)
+    p = t["perf"]
+    assert run["perf_threads"] == p["java_tid"].nunique() >= 2 and (p["instructions"] >= 0).all()
+    u, _ = units.form_units(units.series_of(t, "instructions"), t["samples"], t["tasks"], "instructions", 10e6)
+    assert len(u) >= 10 and u["cpi"].between(0.1, 20).all() and (u["cache_mpki"] >= 0).all()
 
 
 # --- every job against its Python reference ---------------------------------------

@@ -48,7 +48,8 @@ TINY = {
                  "cc-local": {"job": "cc", "input": "g-local", "partitions": 4}},
         "sensitivity": {"cc": {"train": "cc-skew", "references": ["cc-local"]}},
         "overhead": {"runs": ["wordcount"], "repeats": 1},
-        "unit_cpu_ms": 20, "draws": 20, "timeout_s": 600, "driver_memory": "1g"},
+        # cpu-time on every host, so that the measures below are the same with or without a PMU
+        "counter_mode": "cpu-time", "unit_cpu_ms": 20, "draws": 20, "timeout_s": 600, "driver_memory": "1g"},
 }
 SP_RUNS = sorted(TINY["simprof"]["runs"])
 GRID = [f"tbpoint-fermi-sm{s}-cc{c}-mc{m}" for s in (1, 2) for c in (500, 1000) for m in (1000, 2000)]
@@ -481,6 +482,11 @@ def test_simprof_outputs_of_end_to_end_run(ran):
     for r in SP_RUNS:
         info = json.loads((sp / "profiles" / r / "run.json").read_text())
         assert info["counter_mode"] == "cpu-time" and isinstance(info["pmu"], bool) and info["snapshots"] > 0
+        # the perf_event sampler beside the job counted the same threads the JVM reports
+        assert info["perf_threads"] == info["executor_threads"] >= 2
+        assert info["perf_cpu_ratio"] == pytest.approx(1.0, abs=0.1)
+        p = pd.read_parquet(sp / "profiles" / r / "perf.parquet")
+        assert (p["instructions"] == -1).all() and (p.groupby("java_tid")["task_clock_ns"].max() > 0).all()
         u = pd.read_parquet(sp / "phases" / r / "units.parquet")
         ph = pd.read_parquet(sp / "phases" / r / "phases.parquet")
         assert ph["units"].sum() == len(u) >= 20 and ph["points"].sum() == 20 and (ph["points"] >= 1).all()
@@ -545,6 +551,8 @@ def test_a_new_measure_reforms_phases_without_profiling_again(ran, tmp_path):
     (lambda s: s["inputs"]["g-skew"].update(initiator=[[1, 2], [3, -1]]), "simprof.inputs.g-skew.initiator"),
     (lambda s: s["runs"]["wordcount"].update(job="terasort"), "simprof.runs.wordcount.job"),
     (lambda s: s["overhead"].update(runs=["nope"]), "simprof.overhead.runs names 'nope'"),
+    (lambda s: s.update(measure="cpi"), "simprof.measure: measure 'cpi' is not one of the cpu-time mode's"),
+    (lambda s: s.update(counter_mode="cycles"), "simprof.counter_mode"),
 ])
 def test_bad_simprof_configs_are_named(tmp_path, mutate, message):
     cfg = yaml.safe_load(yaml.safe_dump(TINY))
@@ -554,6 +562,20 @@ def test_bad_simprof_configs_are_named(tmp_path, mutate, message):
                          capture_output=True, text=True)
     assert res.returncode != 0
     assert re.search(re.escape(message), res.stdout + res.stderr), (res.stdout + res.stderr)[-2000:]
+
+
+def test_instructions_mode_without_a_pmu_is_a_config_error(tmp_path):
+    from pipeline_lib.simprof.units import probe_pmu
+    pmu, _ = probe_pmu()
+    if pmu:
+        pytest.skip("this host counts instructions: the instructions mode is valid here")
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    cfg["simprof"]["counter_mode"] = "instructions"
+    res = subprocess.run(SNAKEMAKE + ["-n", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+                                      "--configfile", str(_write(tmp_path / "c.yaml", cfg))],
+                         capture_output=True, text=True)
+    assert res.returncode != 0
+    assert "config: simprof.counter_mode: counter mode 'instructions' needs a PMU" in res.stdout + res.stderr
 
 
 BROWSER_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -18,10 +19,12 @@ import time
 import zipfile
 from pathlib import Path
 
+from .perf import ThreadCounterSampler
+
 JAVA_DIR = Path(__file__).resolve().parent / "java"
 SOURCES = sorted((JAVA_DIR / "simprof").glob("*.java"))
 JFC = JAVA_DIR / "simprof.jfc"
-EXECUTOR_THREAD_PREFIX = "Executor task launch worker"
+EXECUTOR_THREAD_PREFIX = "Executor task launch worker"   # Linux keeps its first 15 characters
 
 
 class JvmError(RuntimeError):
@@ -82,14 +85,21 @@ def jfc_settings(path: Path, sample_period_ms: int) -> Path:
 
 
 def run_job(jar: Path, job: str, data: Path, out_dir: Path, *, partitions: int, arg: str = "", cores: int = 2,
-            driver_memory: str = "2g", profile: dict | None = None, log: Path, timeout_s: int = 3600) -> dict:
+            driver_memory: str = "2g", profile: dict | None = None, perf_events: dict | None = None, log: Path,
+            timeout_s: int = 3600) -> dict:
     """Run one job with ``spark-submit --master local[cores]``.
 
     With ``profile`` ({"stack_period_ms", "stack_depth", "counter_period_ms"})
     the JVM records a JFR file (``out_dir/recording.jfr``) with call-stack
     samples, and the SimProf plugin adds task and per-thread counter events.
+    With ``perf_events`` ({column: (type, config)}, :mod:`.perf`) a
+    :class:`~.perf.ThreadCounterSampler` beside the job counts them for every
+    executor thread, read every ``counter_period_ms``.
     Returns {"wall_s": seconds of the whole spark-submit, "summary": the
-    job's own summary}. The job's scratch space lives in ``out_dir``.
+    job's own summary}, and with ``perf_events`` also "perf" (the sampler's
+    table), "perf_refused" ({os tid: why} of threads it could not
+    count) and "perf_sampler_cpu_s" (the sampler's own CPU time). The
+    job's scratch space lives in ``out_dir``.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     local = out_dir / "spark-local"
@@ -115,16 +125,37 @@ def run_job(jar: Path, job: str, data: Path, out_dir: Path, *, partitions: int, 
     _need("java")
     t0 = time.perf_counter()
     with open(log, "w") as fh:
+        # spark-submit execs spark-class, which execs the JVM: the child's pid
+        # becomes the JVM's, whose executor threads the sampler follows
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env)
+        sampler = None
+        if perf_events:
+            period_s = (profile or {}).get("counter_period_ms", 10) / 1e3
+            sampler = ThreadCounterSampler(proc.pid, perf_events, period_s,
+                                           name="^" + re.escape(EXECUTOR_THREAD_PREFIX[:15])).start()
         try:
-            res = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, timeout=timeout_s)
+            returncode = proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
             raise JvmError(f"Spark job '{job}' ran past {timeout_s} s; see {log}") from None
+        except BaseException:                          # interrupted: leave no JVM behind
+            proc.kill()
+            proc.wait()
+            raise
+        finally:
+            if sampler is not None:
+                sampler.stop()
     wall = time.perf_counter() - t0
-    if res.returncode:
-        raise JvmError(f"Spark job '{job}' on {data} failed (exit {res.returncode}); see {log}")
+    if returncode:
+        raise JvmError(f"Spark job '{job}' on {data} failed (exit {returncode}); see {log}")
     summary = json.loads((job_out / "summary.json").read_text())
     shutil.rmtree(local, ignore_errors=True)
-    return {"wall_s": wall, "summary": summary}
+    out = {"wall_s": wall, "summary": summary}
+    if sampler is not None:
+        out["perf"], out["perf_refused"] = sampler.table(), dict(sampler.refused)
+        out["perf_sampler_cpu_s"] = sampler.cpu_s
+    return out
 
 
 def export_recording(jar: Path, recording: Path, out_dir: Path) -> Path:

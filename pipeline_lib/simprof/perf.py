@@ -11,9 +11,13 @@ and reads all of them at a fixed period into a table of cumulative values.
 The same code counts software events (task clock, page faults, context
 switches), which every Linux host allows for its own user's processes;
 that is how it is tested on hosts without a PMU. Where a PMU answers,
-``HARDWARE_EVENTS`` give the seed's instructions, cycles and cache misses.
-Forming units from these tables (instruction-count mode) is not wired into
-the workflow yet (docs/simprof.md, "Counter modes").
+``HARDWARE_EVENTS`` give the seed's instructions, cycles and cache misses,
+and :func:`.units.form_units` cuts units of a fixed instruction count from
+them (docs/simprof.md, "Counter modes").
+
+Counters are read with their enabled and running times: where the PMU has
+fewer counters than events and the kernel multiplexes them, a count is
+scaled by enabled / running, as ``perf stat`` does.
 """
 from __future__ import annotations
 
@@ -34,6 +38,8 @@ HARDWARE_EVENTS = {"instructions": (PERF_TYPE_HARDWARE, 1), "cycles": (PERF_TYPE
                    "cache_misses": (PERF_TYPE_HARDWARE, 3)}
 SOFTWARE_EVENTS = {"task_clock_ns": (PERF_TYPE_SOFTWARE, 1), "page_faults": (PERF_TYPE_SOFTWARE, 2),
                    "context_switches": (PERF_TYPE_SOFTWARE, 3)}
+EVENTS = {**HARDWARE_EVENTS, **SOFTWARE_EVENTS}
+_READ_FORMAT = 1 | 2                # PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -53,6 +59,7 @@ def open_counter(tid: int, event: tuple[int, int], enabled: bool = True) -> int:
     attr = (ctypes.c_uint64 * 16)()                    # struct perf_event_attr, 128 bytes
     ctypes.memmove(ctypes.addressof(attr), (ctypes.c_uint32 * 2)(event[0], 128), 8)   # type, size
     attr[1] = event[1]                                 # config
+    attr[4] = _READ_FORMAT                             # read_format
     user_only = (1 << 5) | (1 << 6) if event[0] == PERF_TYPE_HARDWARE else 0   # exclude_kernel, exclude_hv
     attr[5] = (0 if enabled else 1) | user_only                                 # bit 0: disabled
     fd = _libc.syscall(nr, ctypes.byref(attr), int(tid), -1, -1, 0)
@@ -63,24 +70,33 @@ def open_counter(tid: int, event: tuple[int, int], enabled: bool = True) -> int:
 
 
 def read_counter(fd: int) -> int:
-    return int.from_bytes(os.read(fd, 8), "little")
+    """The count so far, scaled up by enabled / running time where the
+    kernel multiplexed the counter (0 before it ever ran)."""
+    raw = os.read(fd, 24)
+    value, enabled, running = (int.from_bytes(raw[i:i + 8], "little") for i in (0, 8, 16))
+    if running == 0:
+        return 0
+    return value if running >= enabled else round(value * enabled / running)
 
 
-def threads_of(pid: int, name: re.Pattern | None = None) -> dict[int, str]:
+def threads_of(pid: int, name: re.Pattern | None = None, skip=()) -> dict[int, str]:
     """{tid: name} of the live threads of ``pid`` whose name (``comm``, at
-    most 15 characters) matches ``name``; empty once the process is gone."""
+    most 15 characters) matches ``name``, leaving out the tids in ``skip``
+    unread; empty once the process is gone."""
     out = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except FileNotFoundError:
         return out
-    for t in tids:
+    for t in map(int, tids):
+        if t in skip:
+            continue
         try:
             comm = Path(f"/proc/{pid}/task/{t}/comm").read_text().rstrip("\n")
         except (FileNotFoundError, ProcessLookupError):
             continue                                   # ended between the listing and the read
         if name is None or name.search(comm):
-            out[int(t)] = comm
+            out[t] = comm
     return out
 
 
@@ -111,7 +127,13 @@ class ThreadCounterSampler:
         self.fds: dict[int, dict[str, int]] = {}
         self.names: dict[int, str] = {}
         self.refused: dict[int, str] = {}
+        # threads whose name did not match, with when they were first seen: a
+        # new thread may carry its creator's name for a moment before it names
+        # itself, so it is looked at again for NAME_GRACE_S, then no more
+        # (reading every thread's name every period would cost a core's share)
+        self._unmatched: dict[int, float] = {}
         self.rows: list[tuple] = []
+        self.cpu_s = 0.0                               # the sampler thread's own CPU time
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="perf-sampler", daemon=True)
 
@@ -134,9 +156,18 @@ class ThreadCounterSampler:
     def __exit__(self, *exc):
         self.stop()
 
+    NAME_GRACE_S = 1.0
+    # new threads are looked for at this period, not every read: listing a
+    # JVM's hundred threads costs more than reading the followed ones' counters
+    SCAN_PERIOD_S = 0.05
+
     def _follow_new_threads(self) -> None:
-        for tid, comm in threads_of(self.pid, self.name).items():
-            if tid in self.fds or tid in self.refused:
+        now = time.monotonic()
+        settled = {t for t, first in self._unmatched.items() if now - first > self.NAME_GRACE_S}
+        every = threads_of(self.pid, None, skip=settled | self.fds.keys() | self.refused.keys())
+        for tid, comm in every.items():
+            if self.name is not None and not self.name.search(comm):
+                self._unmatched.setdefault(tid, now)
                 continue
             opened = {}
             try:
@@ -156,9 +187,11 @@ class ThreadCounterSampler:
             self.rows.append((now, tid, *(read_counter(fds[c]) for c in self.events)))
 
     def _run(self) -> None:
-        next_t = time.monotonic()
+        next_t = next_scan = time.monotonic()
         while not self._stop.is_set():
-            self._follow_new_threads()
+            if next_t >= next_scan:
+                self._follow_new_threads()
+                next_scan = next_t + self.SCAN_PERIOD_S
             self._read_all()
             next_t += self.period_s
             delay = next_t - time.monotonic()
@@ -166,6 +199,7 @@ class ThreadCounterSampler:
                 next_t, delay = time.monotonic(), 0
             self._stop.wait(delay)
         self._read_all()
+        self.cpu_s = time.thread_time()
 
     def table(self) -> pd.DataFrame:
         t = pd.DataFrame(self.rows, columns=["time_ns", "os_tid", *self.events])

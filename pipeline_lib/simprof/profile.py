@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import jvm
+from . import jvm, perf, units
 
 TSV_TABLES = ("samples", "stacks", "methods", "tasks", "counters")
+PERF_COLUMNS = ["time_ns", "os_tid", "java_tid", *perf.EVENTS]
 
 
 def read_export(export_dir: Path) -> dict[str, pd.DataFrame]:
@@ -52,14 +53,61 @@ def executor_only(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
             .sort_values(["java_tid", "time_ns"]).reset_index(drop=True)}
 
 
+def executor_perf(table: pd.DataFrame, counters: pd.DataFrame) -> pd.DataFrame:
+    """The perf sampler's reads of the threads that ran tasks, with their Java
+    ids and every event column (-1 for events this mode did not count)."""
+    t = units.perf_series(table, counters)
+    for col in perf.EVENTS:
+        if col not in t:
+            t[col] = -1
+    return t[PERF_COLUMNS].sort_values(["java_tid", "time_ns"], kind="stable", ignore_index=True)
+
+
+def _change(t: pd.Series, v: pd.Series, a: float, b: float) -> float:
+    return float(np.diff(np.interp([a, b], t.to_numpy(np.float64), v.to_numpy(np.float64)))[0])
+
+
+def cpu_agreement(perf_table: pd.DataFrame, counters: pd.DataFrame) -> float | None:
+    """CPU time the kernel's task clock counted for the executor threads over
+    the CPU time the JVM reported for them, over the span both watched each
+    thread: 1 when the perf sampler follows the right threads (None when it
+    followed none)."""
+    kernel = jvm_cpu = 0.0
+    for tid, p in perf_table.groupby("java_tid"):
+        c = counters[(counters["java_tid"] == tid) & (counters["cpu_ns"] >= 0)]
+        if len(c) < 2:
+            continue
+        a = max(p["time_ns"].min(), c["time_ns"].min())
+        b = min(p["time_ns"].max(), c["time_ns"].max())
+        if b > a:
+            kernel += _change(p["time_ns"], p["task_clock_ns"], a, b)
+            jvm_cpu += _change(c["time_ns"], c["cpu_ns"], a, b)
+    return round(kernel / jvm_cpu, 4) if jvm_cpu > 0 else None
+
+
 def profile_job(jar: Path, job: str, data: Path, work_dir: Path, *, partitions: int, arg: str, cores: int,
-                driver_memory: str, profile: dict, log: Path, timeout_s: int) -> tuple[dict, dict]:
-    """Run ``job`` profiled; return (its run record, the executor tables)."""
+                driver_memory: str, profile: dict, log: Path, timeout_s: int,
+                counter_mode: str = "cpu-time") -> tuple[dict, dict]:
+    """Run ``job`` profiled, with the perf sampler counting the events of
+    ``counter_mode`` (units.PERF_EVENTS) beside it; return (its run record,
+    the executor tables, ``perf`` among them)."""
     run = jvm.run_job(jar, job, data, work_dir, partitions=partitions, arg=arg, cores=cores,
-                      driver_memory=driver_memory, profile=profile, log=log, timeout_s=timeout_s)
+                      driver_memory=driver_memory, profile=profile, perf_events=units.PERF_EVENTS[counter_mode],
+                      log=log, timeout_s=timeout_s)
     with tempfile.TemporaryDirectory(dir=work_dir) as tmp:
         jvm.export_recording(jar, work_dir / "recording.jfr", Path(tmp))
         tables = executor_only(read_export(Path(tmp)))
+    tables["perf"] = executor_perf(run.pop("perf"), tables["counters"])
+    refused = run.pop("perf_refused")
+    counted = tables["perf"]["java_tid"].nunique()
+    if counter_mode == "instructions" and counted == 0:
+        raise RuntimeError(f"the perf sampler counted none of the {tables['counters']['java_tid'].nunique()} "
+                           f"executor threads of '{job}' in instructions mode; the kernel refused: "
+                           f"{next(iter(refused.values()), 'no thread named like an executor thread was seen')}")
+    run["perf_threads"] = int(counted)
+    run["perf_refused"] = sorted(set(refused.values()))[:3]
+    run["perf_cpu_ratio"] = cpu_agreement(tables["perf"], tables["counters"])
+    run["perf_sampler_cpu_s"] = round(run["perf_sampler_cpu_s"], 3)
     truncated = tables["stacks"].groupby("stack")["truncated"].max()
     run["stacks_truncated"] = float(truncated.mean()) if len(truncated) else 0.0
     run["recording_bytes"] = (work_dir / "recording.jfr").stat().st_size

@@ -16,7 +16,7 @@ from .. import __version__
 from ..sim.output import BOOL, F64, I32, I64, STR, write_frame
 from ..trace.parquet_io import write_json, write_text
 from ..versions import SIMPROF_VERSION
-from . import inputs, jobs, jvm, profile, units
+from . import inputs, jobs, jvm, perf, profile, units
 from .phases import PhaseFormation, homogeneity, method_frequencies, nearest_center, stable_method_name
 from .sampling import (code_estimate, code_sample, optimal_allocation, phase_stds, required_sample_size, second_sample,
                        simprof_sample, srs_sample, strata, stratified_estimate)
@@ -40,14 +40,25 @@ PROFILE_TABLES = {
                  *[(c, I64, "cumulative, -1 where unreadable") for c in
                    ("cpu_ns", "user_ns", "allocated_bytes", "minor_faults", "major_faults", "voluntary_switches",
                     "involuntary_switches", "runqueue_wait_ns")]],
+    "perf": [("time_ns", I64, "epoch ns of the read"), ("os_tid", I64, ""), ("java_tid", I64, ""),
+             *[(c, I64, "cumulative perf_event count, -1 where this counter mode does not count it")
+               for c in perf.EVENTS]],
 }
-UNITS = [("unit", I64, ""), ("thread", I64, "Java thread id"), ("index", I64, "unit index within its thread"),
-         ("start_ns", I64, ""), ("end_ns", I64, ""), ("stage", I32, "Spark stage at the unit's middle (-1: none)"),
-         ("snapshots", I64, "call-stack snapshots in the unit"),
-         *[(m, F64, d + " per CPU second") for m, d in units.MEASURES.items()],
-         ("phase", I32, "SimProf phase (5.3.2)"),
-         ("distance", F64, "Euclidean distance to the phase centre in the selected methods' space"),
-         ("code_representative", BOOL, "the unit CODE simulates for its phase (closest to the centre)")]
+
+
+def units_columns(mode: str) -> list:
+    """Columns of the units table in counter mode ``mode``."""
+    return [("unit", I64, ""), ("thread", I64, "Java thread id"), ("index", I64, "unit index within its thread"),
+            ("start_ns", I64, ""), ("end_ns", I64, ""),
+            ("stage", I32, "Spark stage at the unit's middle (-1: none)"),
+            ("snapshots", I64, "call-stack snapshots in the unit"),
+            *[(m, F64, d) for m, (d, _, _) in units.MEASURES[mode].items()],
+            ("phase", I32, "SimProf phase (5.3.2)"),
+            ("distance", F64, "Euclidean distance to the phase centre in the selected methods' space"),
+            ("code_representative", BOOL, "the unit CODE simulates for its phase (closest to the centre)")]
+
+
+
 PHASES = [("phase", I32, ""), ("units", I64, "N_h"), ("weight", F64, "N_h / N"),
           ("mean", F64, "mean of the measure"), ("std", F64, "sigma_h, population standard deviation"),
           ("cov", F64, "sigma_h / mean"), ("points", I64, "eq. 33 allocation of the configured sample size"),
@@ -70,7 +81,7 @@ SENSITIVITY = [("phase", I32, "training phase"), ("reference", STR, "reference r
                ("std_change", F64, "eq. 38 relative change of the standard deviation"),
                ("sensitive", BOOL, "either change above the tolerance under this reference"),
                ("points", I64, "the phase's simulation points on the training input")]
-OVERHEAD = [("repeat", I32, ""), ("profiled", BOOL, "run under JFR and the SimProf plugin"),
+OVERHEAD = [("repeat", I32, ""), ("profiled", BOOL, "run under JFR, the SimProf plugin and the perf sampler"),
             ("wall_s", F64, "spark-submit wall time"), ("export_s", F64, "reading the recording (profiled only)")]
 
 
@@ -105,27 +116,35 @@ def _spark(opts: dict) -> dict:
     return {k: opts[k] for k in ("cores", "driver_memory", "timeout_s")}
 
 
-def profile_stage(run: str, spec: dict, jar, data, opts: dict, out_dir, log) -> dict:
-    """Profile one run (5.3.1), check its answer, write the profile tables and
-    ``run.json``. ``spec``: job, partitions, arg; ``opts``: cores,
-    driver_memory, timeout_s and the profile periods."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(dir=out_dir, prefix=".work-") as work:
-        info, tables = profile.profile_job(Path(jar), spec["job"], Path(data), Path(work), partitions=spec["partitions"],
-                                           arg=spec["arg"], profile=opts["profile"], log=Path(log), **_spark(opts))
-    jobs.check(spec["job"], Path(data), info["summary"], spec["arg"])
+def write_profile(tables: dict, run: str, out_dir: Path) -> None:
+    """A profile's tables as Parquet (``run.json`` is written apart)."""
     for name, cols in PROFILE_TABLES.items():
         t = tables[name].copy()
         for col, typ, _ in cols:
             if typ == BOOL:
                 t[col] = t[col].astype(bool)
-        _write(t, cols, name, out_dir / f"{name}.parquet", run=run)
+        _write(t, cols, name, Path(out_dir) / f"{name}.parquet", run=run)
+
+
+def profile_stage(run: str, spec: dict, jar, data, opts: dict, out_dir, log) -> dict:
+    """Profile one run (5.3.1), check its answer, write the profile tables and
+    ``run.json``. ``spec``: job, partitions, arg; ``opts``: cores,
+    driver_memory, timeout_s, counter_mode and the profile periods."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    mode = units.counter_mode(opts["counter_mode"])    # this host's, checked again where the job runs
+    with tempfile.TemporaryDirectory(dir=out_dir, prefix=".work-") as work:
+        info, tables = profile.profile_job(Path(jar), spec["job"], Path(data), Path(work), partitions=spec["partitions"],
+                                           arg=spec["arg"], profile=opts["profile"], log=Path(log),
+                                           counter_mode=mode["counter_mode"], **_spark(opts))
+    jobs.check(spec["job"], Path(data), info["summary"], spec["arg"])
+    write_profile(tables, run, out_dir)
     record = {"run": run, **spec, "wall_s": round(info["wall_s"], 3),
               "summary": info["summary"], "stacks_truncated": info["stacks_truncated"],
               "recording_bytes": info["recording_bytes"], "snapshots": len(tables["samples"]),
-              "executor_threads": int(tables["counters"]["java_tid"].nunique()), **units.counter_mode(),
+              "executor_threads": int(tables["counters"]["java_tid"].nunique()), **mode,
+              **{k: info[k] for k in ("perf_threads", "perf_refused", "perf_cpu_ratio", "perf_sampler_cpu_s")},
               "profile": opts["profile"], "cores": opts["cores"]}
     write_json(record, out_dir / "run.json")
     _log(f"{run}: {spec['job']} profiled in {time.perf_counter() - t0:.1f} s, {record['snapshots']} snapshots")
@@ -133,8 +152,10 @@ def profile_stage(run: str, spec: dict, jar, data, opts: dict, out_dir, log) -> 
 
 
 def overhead_stage(spec: dict, jar, data, opts: dict, repeats: int, out, log) -> pd.DataFrame:
-    """The same job with and without the profiler, alternating, ``repeats``
-    times each (5.4: profiling overhead)."""
+    """The same job with and without the profiler (JFR, the plugin and the
+    perf sampler), alternating, ``repeats`` times each (5.4: profiling
+    overhead)."""
+    mode = units.counter_mode(opts["counter_mode"])["counter_mode"]
     rows = []
     with tempfile.TemporaryDirectory(dir=Path(out).parent, prefix=".work-") as work, open(log, "w") as fh:
         for r in range(repeats):
@@ -142,7 +163,8 @@ def overhead_stage(spec: dict, jar, data, opts: dict, repeats: int, out, log) ->
                 w = Path(work) / f"{r}-{int(profiled)}"
                 job_log = w.with_suffix(".log")
                 res = jvm.run_job(Path(jar), spec["job"], Path(data), w, partitions=spec["partitions"],
-                                  arg=spec["arg"], profile=opts["profile"] if profiled else None, log=job_log,
+                                  arg=spec["arg"], profile=opts["profile"] if profiled else None,
+                                  perf_events=units.PERF_EVENTS[mode] if profiled else None, log=job_log,
                                   **_spark(opts))
                 export_s = np.nan
                 if profiled:
@@ -160,18 +182,25 @@ def overhead_stage(spec: dict, jar, data, opts: dict, repeats: int, out, log) ->
 
 # --- units and phases ------------------------------------------------------------------
 
-def read_profile(profile_dir) -> dict[str, pd.DataFrame]:
+def read_profile(profile_dir, mode: str | None = None) -> dict[str, pd.DataFrame]:
+    """A profile's tables; with ``mode``, checked to have been recorded in
+    that counter mode (its ``run.json``)."""
     d = Path(profile_dir)
+    if mode is not None:
+        recorded = json.loads((d / "run.json").read_text())["counter_mode"]
+        if recorded != mode:
+            raise ValueError(f"{d / 'run.json'}: the profile was recorded in {recorded} counter mode, not {mode}; "
+                             "profile it again (snakemake --forcerun simprof_profile)")
     return {name: pd.read_parquet(d / f"{name}.parquet") for name in PROFILE_TABLES}
 
 
-def units_and_frequencies(tables: dict, unit_cpu_ms: float, names=None):
-    """A profile's units and their method-frequency matrix (Fig. 39) over
-    method ``names`` (default: the profile's own, in first-use order); a
-    method the profile never ran is a zero column. Methods are named by
-    :func:`stable_method_name`, so that hidden classes match across runs.
-    Returns (units, X, names)."""
-    u, unit_of = units.form_units(tables["counters"], tables["samples"], tables["tasks"], unit_cpu_ms)
+def units_and_frequencies(tables: dict, mode: str, size: float, names=None):
+    """A profile's units of ``size`` in counter mode ``mode`` and their
+    method-frequency matrix (Fig. 39) over method ``names`` (default: the
+    profile's own, in first-use order); a method the profile never ran is a
+    zero column. Methods are named by :func:`stable_method_name`, so that
+    hidden classes match across runs. Returns (units, X, names)."""
+    u, unit_of = units.form_units(units.series_of(tables, mode), tables["samples"], tables["tasks"], mode, size)
     methods = tables["methods"].assign(name=tables["methods"]["name"].map(stable_method_name))
     own = pd.unique(methods["name"])
     names = list(own) if names is None else list(names)
@@ -189,12 +218,14 @@ def _described(methods: list[tuple[str, float]]) -> str:
 
 def phases_stage(run: str, profile_dir, opts: dict, out_units, out_phases, out_model) -> pd.DataFrame:
     """Phase formation of one run's units (5.3.2) and its eq. 33 allocation of
-    ``opts['points']`` units. ``opts``: unit_cpu_ms, measure, top_methods,
-    k_max, threshold, seed, points."""
-    u, X, names = units_and_frequencies(read_profile(profile_dir), opts["unit_cpu_ms"])
+    ``opts['points']`` units. ``opts``: counter_mode, unit_size, measure,
+    top_methods, k_max, threshold, seed, points."""
+    mode, size = opts["counter_mode"], opts["unit_size"]
+    u, X, names = units_and_frequencies(read_profile(profile_dir, mode), mode, size)
     if len(u) < 2:
-        raise ValueError(f"{profile_dir}: run '{run}' has {len(u)} sampling units of {opts['unit_cpu_ms']} ms CPU; "
-                         "give it a larger input or smaller units (simprof.unit_cpu_ms)")
+        field = "unit_cpu_ms" if mode == "cpu-time" else "unit_instructions"
+        raise ValueError(f"{profile_dir}: run '{run}' has {len(u)} sampling units of {units.describe_unit(mode, size)}; "
+                         f"give it a larger input or smaller units (simprof.{field})")
     y = u[opts["measure"]].to_numpy(np.float64)
     pf = PhaseFormation(opts["top_methods"], opts["k_max"], opts["threshold"], opts["seed"]).fit(X, y)
     F = pf.project(X)
@@ -202,7 +233,7 @@ def phases_stage(run: str, profile_dir, opts: dict, out_units, out_phases, out_m
     u["distance"] = np.sqrt(((F - pf.centers_[pf.labels_]) ** 2).sum(axis=1))
     u["code_representative"] = False
     u.loc[code_sample(F, pf.labels_, pf.centers_)[0], "code_representative"] = True
-    _write(u, UNITS, "units", out_units, run=run, measure=opts["measure"])
+    _write(u, units_columns(mode), "units", out_units, run=run, measure=opts["measure"], counter_mode=mode)
 
     phases, sizes = strata(pf.labels_)
     stds = phase_stds(y, pf.labels_, phases)
@@ -215,7 +246,7 @@ def phases_stage(run: str, profile_dir, opts: dict, out_units, out_phases, out_m
                        "distinct_methods": [_described(pf.distinct_methods_of(h, names)) for h in phases]})
     ph["cov"] = np.where(ph["mean"] != 0, ph["std"] / ph["mean"].abs().where(ph["mean"] != 0, 1), 0.0)
     _write(ph, PHASES, "phases", out_phases, run=run, measure=opts["measure"])
-    write_json({"run": run, "measure": opts["measure"], "unit_cpu_ms": opts["unit_cpu_ms"], "k": int(pf.k_),
+    write_json({"run": run, "measure": opts["measure"], "counter_mode": mode, "unit_size": size, "k": int(pf.k_),
                 "silhouette": [None if np.isnan(s) else round(float(s), 6) for s in pf.scores_],
                 "methods": sel, "centers": np.round(pf.centers_, 12).tolist(),
                 **homogeneity(y, pf.labels_)}, out_model)
@@ -282,19 +313,21 @@ def sensitivity_stage(name: str, train: str, train_units, train_phases, train_mo
     """Algorithm 5.1 for one training run and its reference runs: classify
     each reference's units to the training phases, apply eq. 38, and count
     the simulation points a reference input may skip (Figs. 46, 47).
-    ``refs``: {reference run: profile dir}; ``opts``: unit_cpu_ms, measure,
-    tolerance."""
+    ``refs``: {reference run: profile dir}; ``opts``: counter_mode,
+    unit_size, measure, tolerance."""
     model = json.loads(Path(train_model).read_text())
-    if model["measure"] != opts["measure"] or model["unit_cpu_ms"] != opts["unit_cpu_ms"]:
-        raise ValueError(f"{train_model}: phases were formed with {model['measure']} at {model['unit_cpu_ms']} ms, "
-                         f"not {opts['measure']} at {opts['unit_cpu_ms']} ms")
+    mode, size = opts["counter_mode"], opts["unit_size"]
+    if (model["measure"], model["counter_mode"], model["unit_size"]) != (opts["measure"], mode, size):
+        raise ValueError(f"{train_model}: phases were formed with {model['measure']} over units of "
+                         f"{units.describe_unit(model['counter_mode'], model['unit_size'])}, not {opts['measure']} "
+                         f"over units of {units.describe_unit(mode, size)}")
     tu = pd.read_parquet(train_units)
     ph = pd.read_parquet(train_phases)
     measure = opts["measure"]
     centers = np.asarray(model["centers"], np.float64)
     ref_data = {}
     for ref, d in refs.items():
-        ru, X, _ = units_and_frequencies(read_profile(d), opts["unit_cpu_ms"], model["methods"])
+        ru, X, _ = units_and_frequencies(read_profile(d, mode), mode, size, model["methods"])
         ref_data[ref] = (ru[measure].to_numpy(np.float64), nearest_center(X.toarray(), centers))
     tv, tl = tu[measure].to_numpy(np.float64), tu["phase"].to_numpy()
     sensitive = input_sensitive_phases(tv, tl, ref_data, opts["tolerance"])
@@ -442,12 +475,22 @@ def _report(info, hom, wide, esum, siz, sens, modes, ovh, described, opts) -> st
     out = ["# SimProf: phases and sampling of Spark jobs", ""]
     for mode, pmu, why in modes:
         out.append(f"Counter mode: **{mode}** (hardware PMU: {'yes' if pmu else 'no'}; {why}).")
-    out += ["", f"Sampling unit: {opts['unit_cpu_ms']:g} ms of an executor thread's CPU time. Performance measure: "
-            f"`{m}` ({units.MEASURES[m]} per CPU second). This is not CPI: the seed's figures are of CPI over "
-            "100 M-instruction units, ours of this measure over CPU-time units (docs/simprof.md).", "",
+    mode = opts["counter_mode"]
+    unit = units.describe_unit(mode, opts["unit_size"])
+    like_seed = ("The seed's figures are of CPI over 100 M-instruction units too." if m == "cpi" else
+                 f"This is not CPI: the seed's figures are of CPI over 100 M-instruction units, ours of this "
+                 f"measure over units of {unit} (docs/simprof.md).")
+    out += ["", f"Sampling unit: {unit}. Performance measure: `{m}` ({units.MEASURES[mode][m][0]}). {like_seed}", "",
             "## Runs", "",
+            "`perf threads`: executor threads the perf_event sampler beside the job counted; `perf/JVM CPU`: the "
+            "CPU time the kernel counted for them over the CPU time the JVM reported (1: the sampler follows "
+            "the right threads); `sampler CPU s`: the sampler's own CPU time.", "",
             _table(pd.DataFrame([{"run": i["run"], "job": i["job"], "input": i["input"], "spark-submit s": i["wall_s"],
-                                  "snapshots": i["snapshots"], "threads": i["executor_threads"]} for i in info])),
+                                  "snapshots": i["snapshots"], "threads": i["executor_threads"],
+                                  "perf threads": i["perf_threads"],
+                                  "perf/JVM CPU": "n/a" if i["perf_cpu_ratio"] is None else f"{i['perf_cpu_ratio']:.3f}",
+                                  "sampler CPU s": i["perf_sampler_cpu_s"]}
+                                 for i in info])),
             "", "## Phases and homogeneity (Fig. 40)", "",
             _table(hom.assign(**{c: (100 * hom[c]).round(2) for c in ("population_cov", "weighted_cov", "max_cov")})
                    .rename(columns={"population_cov": "population CoV %", "weighted_cov": "weighted CoV %",

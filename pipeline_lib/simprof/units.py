@@ -2,12 +2,22 @@
 5.3.1, Fig. 37).
 
 The seed's unit is 100 M instructions of one thread, with a call-stack
-snapshot every 10 M and CPI per unit from hardware counters. Where the host
-has no hardware counters (``counter_mode``), a unit is a fixed amount of the
-thread's CPU time (``unit_cpu_ms``), and its measures are those the thread's
-counters give: allocation rate, page faults, context switches, run-queue
-wait and elapsed time per CPU second. None of them is CPI, and none is
-called so (docs/simprof.md, "Counter modes").
+snapshot every 10 M and CPI per unit from hardware counters. Two counter
+modes (docs/simprof.md, "Counter modes"):
+
+- **instructions**, where the host's PMU counts a thread's retired
+  instructions: a unit is ``unit_instructions`` of one executor thread,
+  counted by :mod:`.perf` beside the job, and its measures are the seed's
+  CPI and cache misses per 1000 instructions.
+- **cpu-time**, where it does not: a unit is ``unit_cpu_ms`` of the thread's
+  CPU time (the JVM plugin's counters), and its measures are what the
+  thread's counters give: allocation rate, page faults, context switches,
+  run-queue wait and elapsed time per CPU second. None of them is CPI, and
+  none is called so.
+
+Deviation: the seed snapshots the call stack every 10 M instructions; here
+the snapshots are JFR's, every 10 ms of wall time, in both modes, and a
+snapshot belongs to the unit whose time span holds it.
 """
 from __future__ import annotations
 
@@ -18,88 +28,158 @@ import pandas as pd
 
 from . import perf
 
-# Per-unit measures of the CPU-time mode, all per second of the thread's CPU time.
+COUNTER_MODES = ("cpu-time", "instructions")
+# Per-unit measures of each mode: name -> (description, counter columns summed,
+# scale). A measure is scale * (change of the summed columns) / (change of the
+# mode's AXIS) over the unit; every unit has the same change of the axis.
 MEASURES = {
-    "alloc_mb_per_cpu_s": "MB the thread allocated",
-    "wall_s_per_cpu_s": "elapsed seconds (>= 1: waiting on I/O, locks, the scheduler or GC)",
-    "minor_faults_per_cpu_s": "minor page faults",
-    "switches_per_cpu_s": "voluntary and involuntary context switches",
-    "runqueue_wait_s_per_cpu_s": "seconds spent runnable but waiting for a core",
+    "cpu-time": {
+        "alloc_mb_per_cpu_s": ("MB the thread allocated per CPU second", ("allocated_bytes",), 1e3),
+        "wall_s_per_cpu_s": ("elapsed seconds per CPU second (>= 1: waiting on I/O, locks, the scheduler or GC)",
+                             ("time_ns",), 1.0),
+        "minor_faults_per_cpu_s": ("minor page faults per CPU second", ("minor_faults",), 1e9),
+        "switches_per_cpu_s": ("voluntary and involuntary context switches per CPU second",
+                               ("voluntary_switches", "involuntary_switches"), 1e9),
+        "runqueue_wait_s_per_cpu_s": ("seconds spent runnable but waiting for a core, per CPU second",
+                                      ("runqueue_wait_ns",), 1.0),
+    },
+    "instructions": {
+        "cpi": ("core cycles per retired instruction, user space (the seed's CPI)", ("cycles",), 1.0),
+        "cache_mpki": ("cache misses per 1000 instructions (the PMU's generic cache-miss event, "
+                       "the last-level cache on most cores)", ("cache_misses",), 1e3),
+    },
 }
-COUNTERS = {"alloc_mb_per_cpu_s": ("allocated_bytes", 1e-6), "minor_faults_per_cpu_s": ("minor_faults", 1.0),
-            "runqueue_wait_s_per_cpu_s": ("runqueue_wait_ns", 1e-9)}
+AXIS = {"cpu-time": "cpu_ns", "instructions": "instructions"}
+DEFAULT_MEASURE = {"cpu-time": "alloc_mb_per_cpu_s", "instructions": "cpi"}
+# the perf sampler's events in each mode: the software ones are counted in
+# both, so that every profile cross-checks its thread attribution (task clock
+# against the JVM's CPU time)
+PERF_EVENTS = {"cpu-time": perf.SOFTWARE_EVENTS, "instructions": perf.EVENTS}
 
 
-def counter_mode() -> dict:
-    """Whether this host can count instructions per thread.
-
-    Opens a perf_event for retired instructions on the calling thread (user
-    space only). Returns {"counter_mode": "cpu-time", "pmu": bool, "why":
-    text}: the mode is "cpu-time" also where a PMU answers, because units of
-    instructions are not formed yet; the per-thread counter reader of that
-    mode is :mod:`.perf` (docs/simprof.md)."""
+def probe_pmu() -> tuple[bool, str]:
+    """Whether this host counts a thread's retired instructions: opens a
+    perf_event for them on the calling thread (user space only). Returns
+    (answered, why)."""
     try:
         os.close(perf.open_counter(0, perf.HARDWARE_EVENTS["instructions"], enabled=False))
     except perf.PerfError as e:
         why = f"perf_event_open(instructions) failed: {os.strerror(e.errno)}" if e.errno else e.strerror
-        return {"counter_mode": "cpu-time", "pmu": False, "why": why}
-    return {"counter_mode": "cpu-time", "pmu": True,
-            "why": "a PMU counts instructions here, but units of instructions are not formed yet"}
+        return False, why
+    return True, "perf_event_open(instructions) answered"
 
 
-def form_units(counters: pd.DataFrame, samples: pd.DataFrame, tasks: pd.DataFrame, unit_cpu_ms: float):
-    """Cut each executor thread's run into units of ``unit_cpu_ms`` of CPU time.
+def counter_mode(requested: str = "auto") -> dict:
+    """The counter mode of this host: ``requested`` ("auto", "cpu-time" or
+    "instructions"; auto takes instructions where a PMU answers). Returns
+    {"counter_mode", "pmu", "why"}; raises ValueError when instructions are
+    requested and no PMU answers."""
+    if requested not in ("auto", *COUNTER_MODES):
+        raise ValueError(f"counter mode {requested!r} is not one of auto, {', '.join(COUNTER_MODES)}")
+    pmu, why = probe_pmu()
+    if requested == "instructions" and not pmu:
+        raise ValueError(f"counter mode 'instructions' needs a PMU that counts per-thread instructions, and this "
+                         f"host has none ({why}); use 'cpu-time' or 'auto'")
+    mode = requested if requested != "auto" else ("instructions" if pmu else "cpu-time")
+    if mode == "cpu-time" and pmu:
+        why += "; cpu-time mode as configured"
+    return {"counter_mode": mode, "pmu": pmu, "why": why}
+
+
+def measure_of(mode: str, measure: str) -> str:
+    """The configured measure (``auto``: the mode's default), checked
+    against the mode."""
+    if measure == "auto":
+        return DEFAULT_MEASURE[mode]
+    if measure not in MEASURES[mode]:
+        raise ValueError(f"measure {measure!r} is not one of the {mode} mode's "
+                         f"({', '.join(MEASURES[mode])})")
+    return measure
+
+
+def unit_size(mode: str, unit_cpu_ms: float, unit_instructions: int) -> float:
+    """A unit's length along the mode's AXIS (ns of CPU time or instructions)."""
+    return unit_cpu_ms * 1e6 if mode == "cpu-time" else float(unit_instructions)
+
+
+def describe_unit(mode: str, size: float) -> str:
+    """A unit of ``size`` along the mode's AXIS, in words."""
+    if mode == "cpu-time":
+        return f"{size / 1e6:g} ms of an executor thread's CPU time"
+    return f"{size / 1e6:g} M instructions of an executor thread"
+
+
+def series_of(tables: dict, mode: str) -> pd.DataFrame:
+    """The per-thread counters a profile's units are cut from in ``mode``."""
+    if mode == "cpu-time":
+        return tables["counters"]
+    t = tables["perf"]
+    return t[t["instructions"] >= 0]
+
+
+def perf_series(perf_table: pd.DataFrame, counters: pd.DataFrame) -> pd.DataFrame:
+    """The perf sampler's reads of the executor threads, with their Java ids
+    (matched by OS thread id through the JVM plugin's ``counters``)."""
+    ids = counters[["os_tid", "java_tid"]].drop_duplicates()
+    return perf_table.drop(columns=["java_tid"], errors="ignore").merge(ids, on="os_tid", how="inner")
+
+
+def form_units(series: pd.DataFrame, samples: pd.DataFrame, tasks: pd.DataFrame, mode: str, size: float):
+    """Cut each executor thread's run into units of ``size`` along the mode's
+    AXIS (ns of CPU time, or instructions).
 
     Parameters
     ----------
-    counters : the ``counters`` profile table (cumulative per-thread counters).
+    series : cumulative per-thread counters with ``java_tid`` and ``time_ns``:
+        the ``counters`` profile table in cpu-time mode, :func:`perf_series`
+        of the ``perf`` table in instructions mode.
     samples : the ``samples`` profile table (call-stack snapshots).
     tasks : the ``tasks`` profile table (task start and end per thread).
+    mode : "cpu-time" or "instructions" (its MEASURES are computed).
 
     Returns
     -------
     units : one row per unit: ``unit``, ``thread`` (Java id), ``index`` (within
         the thread), ``start_ns``, ``end_ns``, ``stage`` (of the task running at
-        the unit's middle, -1 for none), ``snapshots`` and the MEASURES.
+        the unit's middle, -1 for none), ``snapshots`` and the mode's MEASURES.
     unit_of_sample : the unit of every row of ``samples`` (-1 outside all units).
 
-    The last partial unit of each thread is dropped, as a fixed-size unit
-    needs (its work is at most one unit of each thread).
+    A unit's bounds are the times at which the thread's axis counter reached
+    multiples of ``size`` (from its first read on), interpolated between
+    reads; counters are interpolated at the bounds. The last partial unit of
+    each thread is dropped, as a fixed-size unit needs (its work is at most
+    one unit of each thread).
     """
-    unit_ns = unit_cpu_ms * 1e6
+    axis, measures = AXIS[mode], MEASURES[mode]
     rows = []
     unit_of_sample = np.full(len(samples), -1, np.int64)
     s_thread = samples["java_tid"].to_numpy()
     s_time = samples["time_ns"].to_numpy()
     next_id = 0
-    for tid, c in counters.sort_values(["java_tid", "time_ns"]).groupby("java_tid", sort=True):
+    for tid, c in series.sort_values(["java_tid", "time_ns"]).groupby("java_tid", sort=True):
         t = c["time_ns"].to_numpy(np.float64)
-        cpu = np.maximum.accumulate(c["cpu_ns"].to_numpy(np.float64))
-        n_units = int((cpu[-1] - cpu[0]) // unit_ns)   # from the thread's first sample on
+        x = np.maximum.accumulate(c[axis].to_numpy(np.float64))
+        n_units = int((x[-1] - x[0]) // size)
         if n_units == 0:
             continue
-        levels = cpu[0] + unit_ns * np.arange(n_units + 1)
-        # time at which the thread's CPU time reached each level (first reach)
-        j = np.searchsorted(cpu, levels, side="left")
-        j = np.clip(j, 1, len(cpu) - 1)
-        frac = np.where(cpu[j] > cpu[j - 1], (levels - cpu[j - 1]) / np.maximum(cpu[j] - cpu[j - 1], 1e-9), 0.0)
+        levels = x[0] + size * np.arange(n_units + 1)
+        # time at which the thread's axis counter reached each level (first reach)
+        j = np.searchsorted(x, levels, side="left")
+        j = np.clip(j, 1, len(x) - 1)
+        frac = np.where(x[j] > x[j - 1], (levels - x[j - 1]) / np.maximum(x[j] - x[j - 1], 1e-9), 0.0)
         bounds = t[j - 1] + np.clip(frac, 0, 1) * (t[j] - t[j - 1])
         start, end = bounds[:-1], bounds[1:]
-        cpu_s = unit_ns / 1e9
         u = pd.DataFrame({"unit": np.arange(next_id, next_id + n_units), "thread": tid,
                           "index": np.arange(n_units), "start_ns": start.astype(np.int64),
                           "end_ns": end.astype(np.int64)})
-        u["wall_s_per_cpu_s"] = (end - start) / 1e9 / cpu_s
-        for name, (col, scale) in COUNTERS.items():
-            x = c[col].to_numpy(np.float64)
-            ok = x >= 0
+        for name, (_, cols, scale) in measures.items():
+            v = c[list(cols)].to_numpy(np.float64)
+            ok = (v >= 0).all(axis=1)                  # -1: the counter was unreadable at that read
             if ok.sum() < 2:
                 u[name] = np.nan
                 continue
-            at = np.interp(bounds, t[ok], x[ok])
-            u[name] = np.diff(at) * scale / cpu_s
-        sw = (c["voluntary_switches"] + c["involuntary_switches"]).to_numpy(np.float64)
-        u["switches_per_cpu_s"] = np.diff(np.interp(bounds, t, sw)) / cpu_s if (sw >= 0).all() else np.nan
+            at = np.interp(bounds, t[ok], v[ok].sum(axis=1))
+            u[name] = np.diff(at) * scale / size
         # stage of the task running at the unit's middle on this thread
         tt = tasks[tasks["java_tid"] == tid].sort_values("time_ns")
         starts = tt[tt["event"] == "start"]
@@ -114,6 +194,6 @@ def form_units(counters: pd.DataFrame, samples: pd.DataFrame, tasks: pd.DataFram
         u["snapshots"] = np.bincount(pos[inside], minlength=n_units)
         rows.append(u)
         next_id += n_units
-    cols = ["unit", "thread", "index", "start_ns", "end_ns", "stage", "snapshots", *MEASURES]
+    cols = ["unit", "thread", "index", "start_ns", "end_ns", "stage", "snapshots", *measures]
     units = pd.concat(rows, ignore_index=True)[cols] if rows else pd.DataFrame(columns=cols)
     return units, unit_of_sample
