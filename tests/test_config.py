@@ -11,6 +11,24 @@ def test_shipped_configs_are_valid():
         assert cfg["workloads"] and cfg["trace"]["warp_trace"] in (True, False)
 
 
+def test_paper_overlay_merges_into_paper_config():
+    """config/paper-simprof-2core.yaml is merged into paper.yaml the way
+    Snakemake merges several --configfile arguments: only the keys it names
+    change, and the result is a valid config."""
+    from snakemake.utils import update_config
+
+    from pipeline_lib.config import validate
+
+    paper = load(ROOT / "config" / "paper.yaml")
+    merged = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
+    update_config(merged, yaml.safe_load((ROOT / "config" / "paper-simprof-2core.yaml").read_text()))
+    cfg = validate(merged, "paper.yaml + paper-simprof-2core.yaml")
+    sp = cfg["simprof"]
+    assert (sp["cores"], sp["overhead"]) == (2, {"runs": ["wordcount"], "repeats": 3})
+    assert sp["runs"] == paper["simprof"]["runs"] and sp["inputs"] == paper["simprof"]["inputs"]
+    assert cfg["results_dir"] == paper["results_dir"]
+
+
 @pytest.mark.parametrize("cfg,field", [
     ({"workloads": {"a": {"benchmark": "bfs", "size": "huge"}}}, "workloads.a.size"),
     ({"workloads": {"a": {"benchmark": "nope"}}}, "workloads.a.benchmark"),
