@@ -4,6 +4,7 @@
 # summary with Figs. 40-42, 46 and 47.  Independent of the GPU stages.
 from pipeline_lib.simprof.inputs import check_spec
 from pipeline_lib.simprof.jvm import source_digest
+from pipeline_lib.simprof.profile import TABLES as PROFILE_TABLE_NAMES
 from pipeline_lib.simprof.units import counter_mode, describe_unit, measure_of, unit_size
 from pipeline_lib.versions import SIMPROF_VERSION
 
@@ -48,8 +49,7 @@ SP_PHASES = {**SP_UNIT, **{k: SP[k] for k in ("top_methods", "k_max", "threshold
 SP_SAMPLING = {"measure": SP_MEASURE,
                **{k: SP[k] for k in ("points", "confidence", "draws", "second_window_s", "seed", "target_errors")}}
 SP_SENSITIVITY = {**SP_UNIT, "tolerance": SP["tolerance"]}
-PROFILE_FILES = ["samples.parquet", "stacks.parquet", "methods.parquet", "tasks.parquet", "counters.parquet",
-                 "perf.parquet", "run.json"]
+PROFILE_FILES = [f"{t}.parquet" for t in PROFILE_TABLE_NAMES] + ["run.json"]
 SIMPROF_TARGETS = report_pages(f"{SP_DIR}/summary.md") if SP_RUNS else []
 
 wildcard_constraints:

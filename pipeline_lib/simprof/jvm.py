@@ -135,13 +135,11 @@ def run_job(jar: Path, job: str, data: Path, out_dir: Path, *, partitions: int, 
                                            name="^" + re.escape(EXECUTOR_THREAD_PREFIX[:15])).start()
         try:
             returncode = proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
+        except BaseException as e:                     # timed out or interrupted: leave no JVM behind
             proc.kill()
             proc.wait()
-            raise JvmError(f"Spark job '{job}' ran past {timeout_s} s; see {log}") from None
-        except BaseException:                          # interrupted: leave no JVM behind
-            proc.kill()
-            proc.wait()
+            if isinstance(e, subprocess.TimeoutExpired):
+                raise JvmError(f"Spark job '{job}' ran past {timeout_s} s; see {log}") from None
             raise
         finally:
             if sampler is not None:

@@ -13,6 +13,7 @@ import pandas as pd
 from . import jvm, perf, units
 
 TSV_TABLES = ("samples", "stacks", "methods", "tasks", "counters")
+TABLES = (*TSV_TABLES, "perf")               # a profile's tables (run.PROFILE_TABLES: their columns)
 PERF_COLUMNS = ["time_ns", "os_tid", "java_tid", *perf.EVENTS]
 
 

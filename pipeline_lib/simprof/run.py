@@ -24,6 +24,7 @@ from .sensitivity import input_sensitive_phases, point_reduction, relative_chang
 
 # --- table columns (docs/simprof.md) ------------------------------------------------
 
+# one entry per profile.TABLES name, in its order
 PROFILE_TABLES = {
     "samples": [("time_ns", I64, "epoch ns"), ("os_tid", I64, ""), ("java_tid", I64, ""),
                 ("thread", STR, "Java thread name at the time"), ("stack", I64, "interned stack id")],
@@ -56,7 +57,6 @@ def units_columns(mode: str) -> list:
             ("phase", I32, "SimProf phase (5.3.2)"),
             ("distance", F64, "Euclidean distance to the phase centre in the selected methods' space"),
             ("code_representative", BOOL, "the unit CODE simulates for its phase (closest to the centre)")]
-
 
 
 PHASES = [("phase", I32, ""), ("units", I64, "N_h"), ("weight", F64, "N_h / N"),
