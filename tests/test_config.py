@@ -11,22 +11,49 @@ def test_shipped_configs_are_valid():
         assert cfg["workloads"] and cfg["trace"]["warp_trace"] in (True, False)
 
 
-def test_paper_overlay_merges_into_paper_config():
-    """config/paper-simprof-2core.yaml is merged into paper.yaml the way
-    Snakemake merges several --configfile arguments: only the keys it names
-    change, and the result is a valid config."""
+def _merged(*names):
+    """The config files ``names`` merged the way Snakemake merges several
+    --configfile arguments (later keys over earlier ones), validated."""
     from snakemake.utils import update_config
 
     from pipeline_lib.config import validate
 
+    merged = {}
+    for name in names:
+        update_config(merged, yaml.safe_load((ROOT / "config" / name).read_text()))
+    return validate(merged, " + ".join(names))
+
+
+def test_paper_overlay_merges_into_paper_config():
+    """config/paper-simprof-2core.yaml changes only the keys it names, and
+    the result is a valid config."""
     paper = load(ROOT / "config" / "paper.yaml")
-    merged = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
-    update_config(merged, yaml.safe_load((ROOT / "config" / "paper-simprof-2core.yaml").read_text()))
-    cfg = validate(merged, "paper.yaml + paper-simprof-2core.yaml")
+    cfg = _merged("paper.yaml", "paper-simprof-2core.yaml")
     sp = cfg["simprof"]
     assert (sp["cores"], sp["overhead"]) == (2, {"runs": ["wordcount"], "repeats": 3})
     assert sp["runs"] == paper["simprof"]["runs"] and sp["inputs"] == paper["simprof"]["inputs"]
     assert cfg["results_dir"] == paper["results_dir"]
+
+
+def test_full_grid_overlay_is_the_paper_grid_on_the_default_kernels():
+    """config/scaling-full-grid.yaml adds a sweep with paper.yaml's 448-point
+    grid over the default config's scaling workloads, and points the scaling
+    model at it; the reduced grid's sweep stays as it was."""
+    from pipeline_lib.sweeps import grid_base, sweep_points
+
+    default = load(ROOT / "config" / "config.yaml")
+    paper = load(ROOT / "config" / "paper.yaml")
+    cfg = _merged("config.yaml", "scaling-full-grid.yaml")
+    full = cfg["sweeps"][cfg["scaling"]["sweep"]]
+    assert cfg["scaling"]["sweep"] != default["scaling"]["sweep"]
+    assert cfg["sweeps"][default["scaling"]["sweep"]] == default["sweeps"][default["scaling"]["sweep"]]
+    assert full["vary"] == paper["sweeps"][paper["scaling"]["sweep"]]["vary"]
+    assert len(sweep_points(full["base"], full["vary"])) == 448
+    assert full["workloads"] == default["sweeps"][default["scaling"]["sweep"]]["workloads"]
+    assert cfg["workloads"] == default["workloads"] and cfg["results_dir"] == default["results_dir"]
+    sc = cfg["scaling"]
+    assert grid_base(sc["sweep"], full, sc["base"], sc["study_bases"], sc["heatmap_cc"]) \
+        .endswith("sm8-cc600-mc1350")
 
 
 @pytest.mark.parametrize("cfg,field", [
