@@ -203,6 +203,25 @@ def test_validation_errors_are_low_for_separable_kernels_and_splits_are_disjoint
     src = ev.error_sources(grid, "time", (1, 1, 1), parts, k=3, seed=1)
     assert src["train_oracle"] <= src["train_network"] + 1e-12 and src["held_out"] < 0.05
     assert src["held_out_oracle"] < 0.05
+    # the by-target split partitions the held-out targets: 4 x 4 - 1 at the base's SM count, 2 x 4 x 4 at others
+    assert src["held_out"] == pytest.approx((15 * src["held_out_same_sm"] + 32 * src["held_out_other_sm"]) / 47)
+    assert max(src["held_out_same_sm"], src["held_out_other_sm"], src["held_out_other_sm_cu_oracle"]) < 0.05
+
+
+def test_error_sources_blame_the_sm_count_set_when_only_sm_scaling_is_hidden():
+    """Half of the compute-bound kernels stop scaling with SM count (too few
+    blocks), which no counter shows: held-out errors are then low at the
+    base's SM count, high at the others, and low again there with the
+    nearest SM-count cluster in place of that set's network."""
+    data = _synthetic_dataset()
+    flat = data["instance"].isin([f"compute{i}:k" for i in range(0, 8, 2)])
+    data.loc[flat, "seconds"] *= data.loc[flat, "sm"] / CUS[0]     # time independent of the SM count
+    grid = ev.grid_arrays(data)
+    parts = ev.splits(24, 0.25, 4, seed=3)
+    src = ev.error_sources(grid, "time", (1, 1, 1), parts, k=4, seed=1)
+    assert src["held_out_same_sm"] < 0.05
+    assert src["held_out_other_sm"] > 0.08 > 2 * src["held_out_other_sm_cu_oracle"]
+    assert src["held_out_other_sm_cu_oracle"] < 0.05
 
 
 def test_incomplete_or_bad_grids_are_named():

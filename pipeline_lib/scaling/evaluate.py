@@ -155,22 +155,38 @@ def error_sources(grid: Grid, metric: str, base, parts, k: int, seed: int) -> di
     (clustering + classification); on the held-out kernels with the
     networks and with the nearest cluster to their measured scaling (how
     well the clusters represent unseen kernels: what a perfect classifier
-    would reach)."""
+    would reach).  The held-out error is also split by target: at the
+    base's SM count (only the core- and DRAM-clock sets are used) and at
+    other SM counts (the SM-count set too), and given with the nearest
+    SM-count cluster in place of that set's network (what a perfect
+    SM-count classifier alone would reach)."""
     v = grid.values[metric]
     c, e, m = base
-    oracle, train_nn, held, held_oracle = [], [], [], []
+    same_sm = np.zeros(v.shape[1:], bool)
+    same_sm[c] = True
+    same_sm[base] = False
+    other_sm = ~same_sm
+    other_sm[base] = False
+    out = {name: [] for name in ("oracle", "train_nn", "held", "held_oracle", "same", "other", "cu_oracle")}
     for i, (tr, te) in enumerate(parts):
         model = fit_model(grid, metric, base, tr, k, seed + i)
-        x = grid.counters[tr][:, base[0], base[1], base[2]]
-        t0 = v[tr][:, base[0], base[1], base[2]]
-        oracle.append(relative_errors(model.predict_grid(x, t0, picks=model.labels_), v[tr], base).ravel())
-        train_nn.append(relative_errors(model.predict_grid(x, t0), v[tr], base).ravel())
-        held.append(held_out_errors(grid, metric, base, tr, te, k, seed + i, model).ravel())
+        x = grid.counters[tr][:, c, e, m]
+        t0 = v[tr][:, c, e, m]
+        out["oracle"].append(relative_errors(model.predict_grid(x, t0, picks=model.labels_), v[tr], base).ravel())
+        out["train_nn"].append(relative_errors(model.predict_grid(x, t0), v[tr], base).ravel())
+        x, t0 = grid.counters[te][:, c, e, m], v[te][:, c, e, m]
+        err = np.abs(model.predict_grid(x, t0) - v[te]) / v[te]
+        out["held"].append(err[:, same_sm | other_sm])
+        out["same"].append(err[:, same_sm])
+        out["other"].append(err[:, other_sm])
         best = model.nearest_clusters(v[te])
-        held_oracle.append(relative_errors(model.predict_grid(grid.counters[te][:, c, e, m], v[te][:, c, e, m],
-                                                              picks=best), v[te], base).ravel())
+        out["held_oracle"].append(relative_errors(model.predict_grid(x, t0, picks=best), v[te], base).ravel())
+        picks = {**model.picks(x), "cu": best["cu"]}
+        out["cu_oracle"].append((np.abs(model.predict_grid(x, t0, picks=picks) - v[te]) / v[te])[:, other_sm])
+    mean = {name: float(np.concatenate([a.ravel() for a in arrays]).mean()) if arrays[0].size else float("nan")
+            for name, arrays in out.items()}
     return {"metric": metric, **grid.point(base), "k": k,
-            "train_oracle": float(np.concatenate(oracle).mean()),
-            "train_network": float(np.concatenate(train_nn).mean()),
-            "held_out": float(np.concatenate(held).mean()),
-            "held_out_oracle": float(np.concatenate(held_oracle).mean())}
+            "train_oracle": mean["oracle"], "train_network": mean["train_nn"],
+            "held_out": mean["held"], "held_out_oracle": mean["held_oracle"],
+            "held_out_same_sm": mean["same"], "held_out_other_sm": mean["other"],
+            "held_out_other_sm_cu_oracle": mean["cu_oracle"]}
