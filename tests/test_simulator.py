@@ -9,7 +9,7 @@ import pytest
 
 from pipeline_lib.sim import load_hardware
 from pipeline_lib.sim.power import power_table, voltage
-from pipeline_lib.sim.run import simulate_workload
+from pipeline_lib.sim.run import power_workload, simulate_points, simulate_workload
 from pipeline_lib.sim.sampling import SamplingPolicy, SkipBlocksPolicy, run_sampled
 from pipeline_lib.sim.simulator import Simulator
 from pipeline_lib.sim.trace_reader import TraceDir, TraceError
@@ -47,6 +47,24 @@ def test_outputs_are_byte_identical_across_runs(traces, hw, wl, tmp_path):
     assert json.loads((a / "host_time.json").read_text())["simulation_s"] > 0
     da.pop("host_time.json"), db.pop("host_time.json")
     assert len(da) == 7 and da == db
+
+
+def test_a_batch_sharing_decoded_launches_writes_what_single_runs_write(traces, hw, tmp_path):
+    """A sweep batch reuses one trace's decoded launches at every point (the
+    engine must not change them): each point's files equal a run on its own."""
+    small = dict(hw, name="two-sm", cores=2, core_clock_mhz=500)
+    assert TraceDir(traces["bfs"], cache_limit_bytes=1 << 30)._cache is not None
+    points = [{"hw": h, "hw_power": h, "out_dir": tmp_path / "batch" / h["name"]} for h in (hw, small, hw)]
+    points[2]["out_dir"] = tmp_path / "batch" / "again"
+    simulate_points("bfs", traces["bfs"], points, unit_warp_instrs=5000, progress_s=0)
+    for pt in points:
+        alone = tmp_path / "alone" / pt["out_dir"].name
+        simulate_workload("bfs", traces["bfs"], pt["hw"], alone, unit_warp_instrs=5000, progress_s=0)
+        power_workload("bfs", alone / "activity.parquet", pt["hw_power"], pt["hw"]["name"], alone / "power.parquet")
+        da, db = _digest(pt["out_dir"]), _digest(alone)
+        da.pop("host_time.json"), db.pop("host_time.json")
+        assert len(da) == 8 and da == db
+    assert _digest(points[0]["out_dir"])["launches.parquet"] != _digest(points[1]["out_dir"])["launches.parquet"]
 
 
 @pytest.mark.parametrize("wl", sorted(SPECS))

@@ -311,7 +311,7 @@ def _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P, ST):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_loff, t_lines,
            P, L1, mshr, L2, slice_free, bank_free, bank_row, chan_free, burst, ST, PCST, ubbv):
     """Issue the next instruction of warp slot ``w`` at cycle ``t`` (the
@@ -477,7 +477,9 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
         while more:
             more = False
             for k in range(S):
-                s = (G[G_RR_SM] + k) % S
+                s = G[G_RR_SM] + k
+                if s >= S:
+                    s -= S
                 if SM[s, SM_PENDING] > 0 and G[G_NEXT_BLOCK] < C[C_NBLOCKS]:
                     SM[s, SM_PENDING] -= 1
                     if _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST,
@@ -523,14 +525,27 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
                     retired_here |= rc == 2
                     nret = _after_issue(cand, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv)
             else:
+                # round robin from the warp after the last issued one; the
+                # earliest ready cycle of the warps passed over is kept, so an
+                # SM that issues nothing needs no second pass to find when to
+                # come back
+                mn = INF
                 start = SM[s, SM_LAST] + 1 - base if SM[s, SM_LAST] >= 0 else 0
                 for k in range(MAXW):
                     if issued >= C[C_IW]:
                         break
-                    w = base + (start + k) % MAXW
-                    if W[w, W_STATUS] != WS_RUN or W[w, W_READY] > t:
+                    w = start + k
+                    if w >= MAXW:
+                        w -= MAXW
+                    w += base
+                    rw = W[w, W_READY]
+                    if rw > t or W[w, W_STATUS] != WS_RUN:
+                        if rw < mn:
+                            mn = rw
                         continue
                     if _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P, ST):
+                        if W[w, W_READY] < mn:
+                            mn = W[w, W_READY]
                         continue
                     rc = _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,
                                 t_loff, t_lines, P, L1, mshr, L2, slice_free,
@@ -541,10 +556,11 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
             if issued > 0 or retired_here:
                 SM[s, SM_NEXT] = t + 1
             else:
-                mn = INF
-                for w in range(base, base + MAXW):
-                    if W[w, W_READY] < mn:
-                        mn = W[w, W_READY]
+                if C[C_GTO] == 1:
+                    mn = INF
+                    for w in range(base, base + MAXW):
+                        if W[w, W_READY] < mn:
+                            mn = W[w, W_READY]
                 SM[s, SM_NEXT] = max(mn, t + 1)
         G[G_CYCLE] = t + 1
         if nret > 0 and C[C_WATCH] == 1:
@@ -553,7 +569,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
             return RC_BUDGET, 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _after_issue(w, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv):
     """Bookkeeping after warp slot ``w`` issued: scheduler state, block
     retirement (rc == 2), sampling-unit boundary.  Returns the new count of

@@ -16,13 +16,14 @@ from .simulator import Simulator
 from .trace_reader import TraceDir
 
 def simulate_workload(wl: str, trace_dir, hw: dict, out_dir, *, unit_warp_instrs: int = 1_000_000,
-                      min_units: int = 20, progress_s: float = 10.0) -> dict:
+                      min_units: int = 20, progress_s: float = 10.0, trace: TraceDir | None = None) -> dict:
     """Full detailed simulation of one traced workload on ``hw``; writes the
     tables of docs/simulator.md into ``out_dir`` and returns a summary.
     Host time goes to ``host_time.json`` alone, so that every other file
-    has the same bytes on every run."""
+    has the same bytes on every run.  ``trace``: ``trace_dir`` already
+    opened (a batch of points shares it and its decoded launches)."""
     t0 = time.perf_counter()
-    trace = TraceDir(trace_dir)
+    trace = trace or TraceDir(trace_dir)
     sim = Simulator(hw, trace, unit_warp_instrs=unit_warp_instrs, min_units=min_units,
                     progress_s=progress_s, label=f"{wl} on {hw['name']}")
     res = sim.run()
@@ -43,14 +44,19 @@ def simulate_workload(wl: str, trace_dir, hw: dict, out_dir, *, unit_warp_instrs
     return summary
 
 
+# a batch keeps a trace's decoded launches in memory up to this size
+BATCH_CACHE_BYTES = 1 << 30
+
+
 def simulate_points(wl: str, trace_dir, points: list[dict], **options) -> None:
     """Full simulation and power of one workload at several hardware
     configurations in one process (a batched sweep job): ``points`` are
     dicts with ``hw`` (timing fields), ``hw_power`` (power fields) and
     ``out_dir``.  The outputs are those of rules ``simulate`` and ``power``."""
+    trace = TraceDir(trace_dir, cache_limit_bytes=BATCH_CACHE_BYTES)
     for i, pt in enumerate(points):
         out = Path(pt["out_dir"])
-        simulate_workload(wl, trace_dir, pt["hw"], out, **options)
+        simulate_workload(wl, trace_dir, pt["hw"], out, trace=trace, **options)
         power_workload(wl, out / "activity.parquet", pt["hw_power"], pt["hw"]["name"], out / "power.parquet")
         print(f"point {i + 1} of {len(points)} done", file=sys.stderr, flush=True)
 

@@ -210,7 +210,7 @@ class Simulator:
         nregs = 1 + max([0] + [max(x) for x in instr["src_regs"] if len(x)] + [max(x) for x in instr["dst_regs"] if len(x)])
         self.static = kernel_tables(instr, hw, self.bb_offsets)
         # one pass over the blocks table (workloads may have thousands of launches)
-        self._blocks_by_launch = {int(k): g.sort_values("block") for k, g in trace.blocks.groupby("launch")}
+        self._blocks_by_launch = trace.blocks_by_launch()
         S, MAXW, MAXB = hw["cores"], hw["sm_limits"]["warps"], hw["sm_limits"]["blocks"]
         C = self.C
         self.G = np.zeros(E.G_N, np.int64)
@@ -322,22 +322,14 @@ class Simulator:
             for s in range(self.hw["cores"]):
                 sm_rows.append({"launch": lid, "sm": s, "warp_instrs": int(self.SM[s, E.SM_INSTRS]),
                                 "blocks": int(self.SM[s, E.SM_BLOCKS]), "ipc": self.SM[s, E.SM_INSTRS] / cyc})
+            # per-launch columns are joined once at the end: a DataFrame per
+            # launch cost more host time than the simulation of small launches
             bo = self._bo
-            blk_rows.append(pd.DataFrame({
-                "launch": np.full(len(bo), lid, np.int32), "block": np.arange(len(bo), dtype=np.int32),
-                "sm": bo[:, E.BO_SM].astype(np.int32), "dispatch_cycle": bo[:, E.BO_DISPATCH],
-                "retire_cycle": bo[:, E.BO_RETIRE], "issued_at_dispatch": bo[:, E.BO_ISSUED_AT_DISPATCH],
-                "issued_at_retire": bo[:, E.BO_ISSUED_AT_RETIRE], "skipped": bo[:, E.BO_SKIPPED] == 1,
-                "warp_instrs": blocks["warp_instrs"].to_numpy(np.int64)}))
+            blk_rows.append((np.full(len(bo), lid, np.int32), bo, blocks["warp_instrs"].to_numpy(np.int64)))
             act_rows.append({"launch": lid, "cycles": end - start,
                              **{name: int(ST[i]) for i, name in ACTIVITY}})
-            used = PCST[:, E.PC_L1_ACC] + PCST[:, E.PC_L2_ACC] > 0
-            pcs = np.flatnonzero(used)
-            pc_parts.append(pd.DataFrame({"kernel": launch["kernel"], "pc": pcs.astype(np.int32),
-                                          **{name: PCST[pcs, i] for i, name in (
-                                              (E.PC_LOADS, "loads"), (E.PC_L1_ACC, "l1_accesses"),
-                                              (E.PC_L1_MISS, "l1_misses"), (E.PC_L2_ACC, "l2_accesses"),
-                                              (E.PC_L2_MISS, "l2_misses"), (E.PC_LAT, "latency_sum"))}}))
+            pcs = np.flatnonzero(PCST[:, E.PC_L1_ACC] + PCST[:, E.PC_L2_ACC] > 0)
+            pc_parts.append((launch["kernel"], pcs, PCST[pcs]))
             if policy is not None:
                 policy.launch_end(rows[-1])
         # the last, partial unit
@@ -348,7 +340,7 @@ class Simulator:
             self._unit_bbv.append(self.ubbv.copy())
         return SimResult(
             launches=pd.DataFrame(rows), sms=pd.DataFrame(sm_rows),
-            blocks=pd.concat(blk_rows, ignore_index=True) if blk_rows else pd.DataFrame(),
+            blocks=self._block_table(blk_rows),
             pcs=self._pc_table(pc_parts), units=self._unit_table(), activity=pd.DataFrame(act_rows),
             info={"unit_warp_instrs": self.unit, "total_cycles": int(sum(r["cycles"] for r in rows)),
                   "host_seconds": time.perf_counter() - t0})
@@ -378,11 +370,31 @@ class Simulator:
         }
 
     @staticmethod
+    def _block_table(parts) -> pd.DataFrame:
+        """The blocks table from (launch ids, block outputs ``_bo``, warp instructions) per launch."""
+        if not parts:
+            return pd.DataFrame()
+        lids, bo, warp = (np.concatenate(x) for x in zip(*parts))
+        block = np.concatenate([np.arange(len(p[0]), dtype=np.int32) for p in parts])
+        return pd.DataFrame({
+            "launch": lids, "block": block, "sm": bo[:, E.BO_SM].astype(np.int32),
+            "dispatch_cycle": bo[:, E.BO_DISPATCH], "retire_cycle": bo[:, E.BO_RETIRE],
+            "issued_at_dispatch": bo[:, E.BO_ISSUED_AT_DISPATCH], "issued_at_retire": bo[:, E.BO_ISSUED_AT_RETIRE],
+            "skipped": bo[:, E.BO_SKIPPED] == 1, "warp_instrs": warp})
+
+    @staticmethod
     def _pc_table(parts) -> pd.DataFrame:
+        """The pcs table from (kernel, used pcs, their rows of ``PCST``) per launch."""
         cols = ["loads", "l1_accesses", "l1_misses", "l2_accesses", "l2_misses", "latency_sum"]
         if not parts:
             return pd.DataFrame(columns=["kernel", "pc"] + cols)
-        t = pd.concat(parts, ignore_index=True).groupby(["kernel", "pc"], as_index=False)[cols].sum()
+        stats = np.concatenate([p[2] for p in parts])
+        t = pd.DataFrame({"kernel": np.concatenate([np.full(len(p[1]), p[0], dtype=object) for p in parts]),
+                          "pc": np.concatenate([p[1] for p in parts]).astype(np.int32),
+                          **{name: stats[:, i] for i, name in (
+                              (E.PC_LOADS, "loads"), (E.PC_L1_ACC, "l1_accesses"), (E.PC_L1_MISS, "l1_misses"),
+                              (E.PC_L2_ACC, "l2_accesses"), (E.PC_L2_MISS, "l2_misses"), (E.PC_LAT, "latency_sum"))}})
+        t = t.groupby(["kernel", "pc"], as_index=False)[cols].sum()
         t["l1_miss_rate"] = np.where(t["l1_accesses"] > 0, t["l1_misses"] / t["l1_accesses"].clip(lower=1), 0.0)
         t["l2_miss_rate"] = np.where(t["l2_accesses"] > 0, t["l2_misses"] / t["l2_accesses"].clip(lower=1), 0.0)
         t["avg_latency"] = np.where(t["loads"] > 0, t["latency_sum"] / t["loads"].clip(lower=1), 0.0)

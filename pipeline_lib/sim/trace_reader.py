@@ -27,9 +27,22 @@ class LaunchTrace:
 
 
 class TraceDir:
-    """A trace directory written by rule ``trace`` (docs/trace_format.md)."""
+    """A trace directory written by rule ``trace`` (docs/trace_format.md).
 
-    def __init__(self, path):
+    Parameters
+    ----------
+    path : path-like
+        The trace directory.
+    cache_limit_bytes : int
+        Keep the decoded per-launch arrays in memory for later calls of
+        :meth:`launch_trace` when they take at most this many bytes (0:
+        never).  A sweep job simulates one trace at many hardware points,
+        and decoding the Parquet rows again at each point took most of the
+        host time of workloads with hundreds of small launches; the bound
+        keeps paper-size traces out of memory.
+    """
+
+    def __init__(self, path, cache_limit_bytes: int = 0):
         self.path = Path(path)
         for name in ("launches", "blocks", "instructions", "warp_trace"):
             if not (self.path / f"{name}.parquet").exists():
@@ -47,12 +60,39 @@ class TraceDir:
                 raise TraceError(f"{self.path / 'warp_trace.parquet'}: row group {g} does not hold exactly one launch")
             self._groups.setdefault(int(st.min), []).append(g)
         total = int(self.launches["warp_instrs"].sum())
+        self._rows = {int(r["launch"]): r for r in self.launches.to_dict("records")}
+        self._cache: dict[int, LaunchTrace] | None = {} if self.decoded_bytes() <= cache_limit_bytes else None
+        self._blocks_by_launch: dict[int, pd.DataFrame] | None = None
         if md.num_rows != total:
             raise TraceError(f"{self.path / 'warp_trace.parquet'}: {md.num_rows} rows but launches.parquet counts "
                              f"{total} warp instructions (written without trace.warp_trace?)")
 
+    def decoded_bytes(self) -> int:
+        """Bytes of every launch's :class:`LaunchTrace`: 19 per warp
+        instruction (pc, space, nreq, lanes, line offset) and 8 per line."""
+        md = self._pf.metadata
+        paths = [md.schema.column(i).path for i in range(md.num_columns)]
+        col = paths.index("lines.list.element")
+        n_lines = sum(md.row_group(g).column(col).num_values for g in range(md.num_row_groups))
+        return 19 * md.num_rows + 8 * n_lines
+
+    def blocks_by_launch(self) -> dict[int, pd.DataFrame]:
+        """The ``blocks`` rows of every launch, ordered by block id (computed once)."""
+        if self._blocks_by_launch is None:
+            self._blocks_by_launch = {int(k): g.sort_values("block") for k, g in self.blocks.groupby("launch")}
+        return self._blocks_by_launch
+
     def launch_trace(self, launch: int) -> LaunchTrace:
-        row = self.launches.loc[self.launches["launch"] == launch].iloc[0]
+        """The decoded dynamic trace of one launch (callers must not modify it)."""
+        if self._cache is not None and launch in self._cache:
+            return self._cache[launch]
+        lt = self._decode(launch)
+        if self._cache is not None:
+            self._cache[launch] = lt
+        return lt
+
+    def _decode(self, launch: int) -> LaunchTrace:
+        row = self._rows[int(launch)]
         groups = self._groups.get(int(launch), [])
         tables = [self._pf.read_row_group(g, columns=["warp", "pc", "mask", "space", "nreq", "lines"]) for g in groups]
         cols = {"warp": [], "pc": [], "mask": [], "space": [], "nreq": [], "off": [], "lines": []}
