@@ -5,6 +5,11 @@ whole sweep would take at that rate.
 
     .venv/bin/python benchmarks/sweep_speed.py [--config config/scaling-full-grid.yaml]
         [--sweep scaling-full] [--points 4]
+    .venv/bin/python benchmarks/sweep_speed.py --single gpumech-baseline [--repeat 2]
+
+``--single HW`` times instead one simulation of each workload on hardware
+HW outside a batch (timing only, no outputs written; fastest of
+``--repeat`` runs).
 
 The workloads' traces must exist under results/traces/ (for the default
 sweep: snakemake --configfile config/config.yaml config/scaling-full-grid.yaml
@@ -25,6 +30,8 @@ import yaml
 from pipeline_lib.sim import load_hardware
 from pipeline_lib.sim.hardware import POWER_FIELDS, TIMING_FIELDS, hardware_slice
 from pipeline_lib.sim.run import simulate_points
+from pipeline_lib.sim.simulator import Simulator
+from pipeline_lib.sim.trace_reader import TraceDir
 from pipeline_lib.sweeps import sweep_points
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +42,8 @@ def main():
     ap.add_argument("--config", default="config/scaling-full-grid.yaml", help="file that declares the sweep")
     ap.add_argument("--sweep", default="scaling-full")
     ap.add_argument("--points", type=int, default=4, help="points simulated per workload")
+    ap.add_argument("--single", metavar="HW", help="time one unbatched simulation per workload on HW")
+    ap.add_argument("--repeat", type=int, default=2, help="runs per workload with --single (fastest counts)")
     args = ap.parse_args()
     spec = yaml.safe_load((ROOT / args.config).read_text())["sweeps"][args.sweep]
     grid = sweep_points(spec["base"], spec["vary"])
@@ -43,6 +52,8 @@ def main():
     missing = [w for w in spec["workloads"] if not (ROOT / "results" / "traces" / w / "check.json").exists()]
     if missing:
         sys.exit(f"{args.config}: sweeps.{args.sweep}: no trace under results/traces/ for {', '.join(missing)}")
+    if args.single:
+        return single_runs(spec["workloads"], load_hardware(args.single), args.repeat)
     hws = [load_hardware(p["name"]) for p in chosen]
     print(f"{args.sweep}: {len(grid)} points x {len(spec['workloads'])} workloads; timing "
           f"{', '.join(p['name'] for p in chosen)}")
@@ -64,6 +75,23 @@ def main():
             print(f"{wl:18s} {per:11.3f}", flush=True)
     print(f"all workloads: {total:.1f} s per point; the {len(grid)}-point sweep: "
           f"{total * len(grid) / 3600:.1f} CPU-hours")
+
+
+def single_runs(workloads, hw, repeat):
+    """Fastest of ``repeat`` unbatched simulations per workload (trace read included)."""
+    traces = ROOT / "results" / "traces"
+    Simulator(hw, TraceDir(traces / workloads[0])).run()      # warm-up: loads (or compiles) the engine
+    print(f"{'workload':18s} {'s per run':>9s}   ({hw['name']}, fastest of {repeat})")
+    total = 0.0
+    for wl in workloads:
+        best = float("inf")
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            Simulator(hw, TraceDir(traces / wl)).run()
+            best = min(best, time.perf_counter() - t0)
+        total += best
+        print(f"{wl:18s} {best:9.3f}", flush=True)
+    print(f"all workloads: {total:.1f} s")
 
 
 if __name__ == "__main__":

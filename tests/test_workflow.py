@@ -143,6 +143,26 @@ def test_dag_has_one_trace_job_per_workload(tmp_path):
     assert jobs["tbpoint_validate"] == [{"hw": "gpumech-baseline"}]
 
 
+def test_paper_config_declares_the_full_scaling_grid_as_batched_jobs(tmp_path):
+    """config/paper.yaml's DAG (what `--cores 32` or SLURM would run): one
+    batched job per workload and 8 grid points, 448 points in all, and the
+    scaling model's stages over them."""
+    paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
+    spec = paper["sweeps"][paper["scaling"]["sweep"]]
+    points = int(np.prod([len(v) for v in spec["vary"].values()]))
+    assert points == 448
+    jobs, params = build_dag(tmp_path, ROOT / "config" / "paper.yaml")
+    batches = jobs["sweep_batch"]
+    assert len(batches) == len(spec["workloads"]) * points // spec["batch"] == 1904
+    per_wl = points // spec["batch"]
+    for wl in spec["workloads"]:
+        ids = sorted(int(b["batch"]) for b in batches if b["wl"] == wl)
+        assert ids == list(range(per_wl))
+    last = params[("sweep_batch", spec["workloads"][-1], None)]["points"]   # one batch's points
+    assert len(last) == spec["batch"] and all(pt["hw"]["name"].startswith(spec["base"] + "-sm") for pt in last)
+    assert {"scaling_dataset", "scaling_train", "scaling_validate", "scaling_summary"} <= set(jobs)
+
+
 def test_invalid_config_names_field_and_file(tmp_path):
     bad = dict(TINY, workloads={"x": {"benchmark": "bfs", "size": "huge"}})
     cfg = _write(tmp_path / "bad.yaml", bad)

@@ -83,7 +83,13 @@ def dataset_stage(sweep: str, items: list[dict], out) -> pd.DataFrame:
     ``workload``, ``point`` (sweep point), ``hw``, ``profile``,
     ``trace_launches`` and ``sim_dir``."""
     parts = []
-    for it in items:
+    start = last = time.monotonic()
+    for n, it in enumerate(items):
+        now = time.monotonic()
+        if now - last >= 30.0:       # the full grid reads some 45,000 tables
+            _log(f"{sweep}: read {n} of {len(items)} simulations, {now - start:.0f} s, "
+                 f"about {(now - start) / n * (len(items) - n):.0f} s left")
+            last = now
         c = counters_at(it["profile"], it["trace_launches"], it["sim_dir"], it["hw"])
         pt = it["point"]
         c.insert(0, "workload", it["workload"])
