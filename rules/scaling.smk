@@ -49,19 +49,39 @@ if SC_SWEEP:
     SC_DIR = f"{RESULTS}/scaling/{SC_SWEEP}"
     SC_MODELS = {m: f"{SC_DIR}/model_{m}.json" for m in SC_METRICS}
 
+    # one job per workload, so that the grid's tables (three per simulation)
+    # are read in parallel and a workload added to the sweep reads only its own
+    rule scaling_counters:
+        input:
+            profile=f"{RESULTS}/scaling/profiles/{{wl}}.parquet",
+            trace_launches=f"{RESULTS}/traces/{{wl}}/launches.parquet",
+            sims=lambda wc: sweep_inputs(SC_SWEEP, ["launches.parquet", "activity.parquet", "power.parquet"],
+                                         [wc.wl]),
+        output:
+            f"{SC_DIR}/counters/{{wl}}.parquet",
+        wildcard_constraints:
+            wl="|".join(SC_WL),
+        params:
+            sweep=SC_SWEEP,
+            points=SC_POINTS,
+            dirs=lambda wc: sweep_dirs(SC_SWEEP, [wc.wl]),
+            hw=[hardware_slice(_hw(p["name"]), COUNTER_FIELDS) for p in SC_POINTS],
+            code_version=SCALING_VERSION,
+        resources:
+            **LIGHT_JOB,
+        threads: 1
+        log:
+            f"{RESULTS}/logs/scaling_counters/{SC_SWEEP}/{{wl}}.log",
+        script:
+            "../scripts/scaling_counters.py"
+
     rule scaling_dataset:
         input:
-            profiles=[f"{RESULTS}/scaling/profiles/{wl}.parquet" for p in SC_POINTS for wl in SC_WL],
-            trace_launches=[f"{RESULTS}/traces/{wl}/launches.parquet" for p in SC_POINTS for wl in SC_WL],
-            sims=sweep_inputs(SC_SWEEP, ["launches.parquet", "activity.parquet", "power.parquet"]),
+            [f"{SC_DIR}/counters/{wl}.parquet" for wl in SC_WL],
         output:
             f"{SC_DIR}/dataset.parquet",
         params:
             sweep=SC_SWEEP,
-            points=SC_POINTS,
-            workloads=SC_WL,
-            dirs=sweep_dirs(SC_SWEEP),
-            hw=[hardware_slice(_hw(p["name"]), COUNTER_FIELDS) for p in SC_POINTS],
             code_version=SCALING_VERSION,
         resources:
             **LIGHT_JOB,

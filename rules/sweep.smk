@@ -34,19 +34,21 @@ def sweep_point_inputs(sweep, wl, point, files):
     return [os.path.dirname(d)] if (sweep, point) in _BATCH_OF else [f"{d}/{f}" for f in files]
 
 
-def sweep_inputs(sweep, files):
+def sweep_inputs(sweep, files, wls=None):
     """Input files of a stage reading a sweep: the batch directories, or the
-    named files of every (point, workload) simulation."""
+    named files of every (point, workload) simulation (``wls``: only these
+    workloads)."""
+    wls = SWEEP_WL[sweep] if wls is None else wls
     if SWEEP_BATCHES[sweep]:
         return [f"{RESULTS}/sweeps/{sweep}/batches/{wl}/{i}" for i in range(len(SWEEP_BATCHES[sweep]))
-                for wl in SWEEP_WL[sweep]]
-    return [f"{RESULTS}/sim/{wl}/{p['name']}/{f}" for p in SWEEP_POINTS[sweep] for wl in SWEEP_WL[sweep]
-            for f in files]
+                for wl in wls]
+    return [f"{RESULTS}/sim/{wl}/{p['name']}/{f}" for p in SWEEP_POINTS[sweep] for wl in wls for f in files]
 
 
-def sweep_dirs(sweep):
+def sweep_dirs(sweep, wls=None):
     """The simulation directory of every (point, workload), points outer."""
-    return [sweep_point_dir(sweep, wl, p["name"]) for p in SWEEP_POINTS[sweep] for wl in SWEEP_WL[sweep]]
+    wls = SWEEP_WL[sweep] if wls is None else wls
+    return [sweep_point_dir(sweep, wl, p["name"]) for p in SWEEP_POINTS[sweep] for wl in wls]
 
 
 rule sweep_batch:

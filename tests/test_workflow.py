@@ -53,7 +53,7 @@ TINY = {
 }
 SP_RUNS = sorted(TINY["simprof"]["runs"])
 GRID = [f"tbpoint-fermi-sm{s}-cc{c}-mc{m}" for s in (1, 2) for c in (500, 1000) for m in (1000, 2000)]
-SCALING = {"scaling_profile", "scaling_dataset", "scaling_train", "scaling_validate", "scaling_summary",
+SCALING = {"scaling_profile", "scaling_counters", "scaling_dataset", "scaling_train", "scaling_validate", "scaling_summary",
            "scaling_predict"}
 TBP_PER_WL = {"tbpoint_inter_launch", "tbpoint_regions", "tbpoint_sample", "tbpoint_baselines"}
 TBP_SUMMARIES = {"tbpoint_validate", "tbpoint_sensitivity", "tbpoint_kernel_types", "tbpoint_markov"}
@@ -160,6 +160,7 @@ def test_paper_config_declares_the_full_scaling_grid_as_batched_jobs(tmp_path):
         assert ids == list(range(per_wl))
     last = params[("sweep_batch", spec["workloads"][-1], None)]["points"]   # one batch's points
     assert len(last) == spec["batch"] and all(pt["hw"]["name"].startswith(spec["base"] + "-sm") for pt in last)
+    assert sorted(w["wl"] for w in jobs["scaling_counters"]) == sorted(spec["workloads"])
     assert {"scaling_dataset", "scaling_train", "scaling_validate", "scaling_summary"} <= set(jobs)
 
 
@@ -254,7 +255,7 @@ def test_changing_one_workload_reruns_only_its_trace(ran, tmp_path):
     assert [w["wl"] for w in jobs["trace"]] == ["red"]
     # its trace and everything downstream of it; not the Markov study, nor SimProf (no GPU input)
     assert set(jobs) == ALL_RULES - {"tbpoint_markov"} - SIMPROF
-    assert all(w["wl"] == "red" for r in ("simulate", "power", *TBP_PER_WL) for w in jobs[r])
+    assert all(w["wl"] == "red" for r in ("simulate", "power", "scaling_counters", *TBP_PER_WL) for w in jobs[r])
 
 
 def test_changing_a_timing_field_reruns_only_that_hardwares_simulations(ran, tmp_path):

@@ -72,32 +72,47 @@ def profile_stage(wl: str, trace_dir, out) -> None:
 def counters_at(profile, trace_launches, sim_dir, hw: dict) -> pd.DataFrame:
     """Per kernel of one workload: time, power and Table II features from
     its simulation at ``hw`` (files of ``sim_dir``)."""
+    return _counters(pd.read_parquet(profile), pd.read_parquet(trace_launches), sim_dir, hw)
+
+
+def _counters(profile: pd.DataFrame, trace_launches: pd.DataFrame, sim_dir, hw: dict) -> pd.DataFrame:
     s = Path(sim_dir)
-    return kernel_counters(pd.read_parquet(profile), pd.read_parquet(trace_launches),
-                           pd.read_parquet(s / "launches.parquet"), pd.read_parquet(s / "activity.parquet"),
-                           pd.read_parquet(s / "power.parquet"), hw)
+    return kernel_counters(profile, trace_launches, pd.read_parquet(s / "launches.parquet"),
+                           pd.read_parquet(s / "activity.parquet"), pd.read_parquet(s / "power.parquet"), hw)
 
 
-def dataset_stage(sweep: str, items: list[dict], out) -> pd.DataFrame:
-    """One row per (kernel instance, grid point).  ``items``: dicts with
-    ``workload``, ``point`` (sweep point), ``hw``, ``profile``,
-    ``trace_launches`` and ``sim_dir``."""
+def counters_stage(wl: str, sweep: str, points: list[dict], hws: list[dict], sim_dirs: list, profile,
+                   trace_launches, out) -> pd.DataFrame:
+    """The dataset's rows of one workload: one per (kernel, sweep point).
+    ``points``, ``hws`` and ``sim_dirs`` are parallel (one per point)."""
+    if not len(points) == len(hws) == len(sim_dirs):
+        raise ValueError(f"{wl}: {len(points)} points, {len(hws)} hardware configurations and "
+                         f"{len(sim_dirs)} simulation directories")
+    prof, launches = pd.read_parquet(profile), pd.read_parquet(trace_launches)
     parts = []
     start = last = time.monotonic()
-    for n, it in enumerate(items):
+    for n, (pt, hw, d) in enumerate(zip(points, hws, sim_dirs)):
         now = time.monotonic()
-        if now - last >= 30.0:       # the full grid reads some 45,000 tables
-            _log(f"{sweep}: read {n} of {len(items)} simulations, {now - start:.0f} s, "
-                 f"about {(now - start) / n * (len(items) - n):.0f} s left")
+        if now - last >= 30.0:
+            _log(f"{sweep}: {wl}: read {n} of {len(points)} simulations, {now - start:.0f} s")
             last = now
-        c = counters_at(it["profile"], it["trace_launches"], it["sim_dir"], it["hw"])
-        pt = it["point"]
-        c.insert(0, "workload", it["workload"])
-        c.insert(2, "instance", it["workload"] + ":" + c["kernel"])
+        c = _counters(prof, launches, d, hw)
+        c.insert(0, "workload", wl)
+        c.insert(2, "instance", wl + ":" + c["kernel"])
         for i, k in enumerate(("point", "sm", "cc", "mc")):
             c.insert(3 + i, k, pt["name"] if k == "point" else int(pt[k]))
         parts.append(c)
-    data = pd.concat(parts, ignore_index=True).sort_values(["instance", "sm", "cc", "mc"], kind="stable")
+    data = pd.concat(parts, ignore_index=True)
+    _write(data, DATASET, "scaling_counters", out, sweep=sweep, workload=wl)
+    _log(f"{sweep}: {wl}: {data['instance'].nunique()} kernel instances x {len(points)} points")
+    return data
+
+
+def dataset_stage(sweep: str, parts: list, out) -> pd.DataFrame:
+    """One row per (kernel instance, grid point), from the workloads' tables
+    of :func:`counters_stage`; checked to be a complete, positive grid."""
+    data = pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True)
+    data = data.sort_values(["instance", "sm", "cc", "mc"], kind="stable")
     ev.grid_arrays(data)        # a complete, positive grid, or a clear error now
     _write(data.reset_index(drop=True), DATASET, "scaling_dataset", out, sweep=sweep)
     _log(f"{sweep}: {data['instance'].nunique()} kernel instances x {data['point'].nunique()} points")
