@@ -62,15 +62,17 @@ def main():
     # the simulations' progress lines are dropped (the figures are the output)
     with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stderr(io.StringIO()):
         # warm-up: loads (or compiles) the engine outside the timings
-        simulate_points(spec["workloads"][0], ROOT / "results" / "traces" / spec["workloads"][0],
-                        [{"hw": hardware_slice(hws[0], TIMING_FIELDS), "hw_power": hardware_slice(hws[0], POWER_FIELDS),
-                          "out_dir": Path(tmp) / "warm"}], progress_s=0)
+        def points(wl, hws):
+            return [{"hw": hardware_slice(h, TIMING_FIELDS), "hw_power": hardware_slice(h, POWER_FIELDS),
+                     "out_dir": Path(tmp) / wl / h["name"]} for h in hws]
+
+        first = spec["workloads"][0]
+        simulate_points(first, ROOT / "results" / "traces" / first, points("warm-up", hws[:1]), progress_s=0)
         for wl in spec["workloads"]:
-            points = [{"hw": hardware_slice(h, TIMING_FIELDS), "hw_power": hardware_slice(h, POWER_FIELDS),
-                       "out_dir": Path(tmp) / wl / h["name"]} for h in hws]
+            pts = points(wl, hws)
             t0 = time.perf_counter()
-            simulate_points(wl, ROOT / "results" / "traces" / wl, points, progress_s=0)
-            per = (time.perf_counter() - t0) / len(points)
+            simulate_points(wl, ROOT / "results" / "traces" / wl, pts, progress_s=0)
+            per = (time.perf_counter() - t0) / len(pts)
             total += per
             print(f"{wl:18s} {per:11.3f}", flush=True)
     print(f"all workloads: {total:.1f} s per point; the {len(grid)}-point sweep: "

@@ -544,8 +544,8 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
                             mn = rw
                         continue
                     if _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P, ST):
-                        if W[w, W_READY] < mn:
-                            mn = W[w, W_READY]
+                        if rw < mn:
+                            mn = rw
                         continue
                     rc = _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,
                                 t_loff, t_lines, P, L1, mshr, L2, slice_free,

@@ -61,7 +61,8 @@ class TraceDir:
             self._groups.setdefault(int(st.min), []).append(g)
         total = int(self.launches["warp_instrs"].sum())
         self._rows = {int(r["launch"]): r for r in self.launches.to_dict("records")}
-        self._cache: dict[int, LaunchTrace] | None = {} if self.decoded_bytes() <= cache_limit_bytes else None
+        caching = cache_limit_bytes > 0 and self.decoded_bytes() <= cache_limit_bytes
+        self._cache: dict[int, LaunchTrace] | None = {} if caching else None
         self._blocks_by_launch: dict[int, pd.DataFrame] | None = None
         if md.num_rows != total:
             raise TraceError(f"{self.path / 'warp_trace.parquet'}: {md.num_rows} rows but launches.parquet counts "
