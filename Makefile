@@ -5,7 +5,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 CORES ?= 2
 
-.PHONY: venv jdk system-packages run report test ptx bench clean
+# the configuration files of `make run` (later files are merged over earlier ones)
+CONFIG ?= config/config.yaml
+
+.PHONY: venv jdk system-packages check-config run study report test ptx bench clean
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -33,14 +36,22 @@ system-packages:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else echo "note: not installed:$$missing (needs root and apt); their tests will be skipped"; fi
 
-## run the default pipeline (config/config.yaml) on $(CORES) cores, then build its HTML report
-run: venv
-	$(BIN)/snakemake --cores $(CORES) --profile profiles/default
-	$(MAKE) report
+## check the configuration files as the workflow will (syntax with line and column, fields, parameters)
+check-config: $(BIN)/.installed
+	$(BIN)/python -m pipeline_lib.config $(CONFIG)
+
+## the first run: every stage of the four methods on small inputs (config/config.yaml), then the HTML report
+run: venv check-config
+	$(BIN)/snakemake --cores $(CORES) --profile profiles/default --configfile $(CONFIG)
+	$(MAKE) report CONFIG="$(CONFIG)"
+
+## the default studies: the medium suite at the size the validations need (config/study.yaml)
+study:
+	$(MAKE) run CONFIG=config/study.yaml
 
 ## the HTML report of the last run: every figure and summary table, by method
 report: venv
-	$(BIN)/snakemake --report results/report.html
+	$(BIN)/snakemake --report results/report.html --configfile $(CONFIG)
 
 ## run the test suite
 test: venv system-packages

@@ -4,14 +4,17 @@
 import os
 
 from pipeline_lib import provenance
-from pipeline_lib.config import validate
+from pipeline_lib.config import read_yaml, validate
 
 # The default configuration applies only when none is given on the command
-# line (Snakemake would otherwise merge the two workload lists).
+# line (Snakemake would otherwise merge the two workload lists).  It is read
+# by our reader, whose syntax errors name the line and column.
+CONFIG_FILES = [str(p) for p in workflow.configfiles]
 if not config:
-    configfile: os.path.join(workflow.basedir, "config", "config.yaml")
+    CONFIG_FILES = [os.path.join(workflow.basedir, "config", "config.yaml")]
+    config.update(read_yaml(CONFIG_FILES[0]))
 
-CONFIG = validate(config, source=", ".join(str(p) for p in workflow.configfiles) or "config")
+CONFIG = validate(config, source=", ".join(CONFIG_FILES) or "config")
 # git commit and config digest, stamped into every table's metadata (docs/configuration.md)
 provenance.export(workflow.basedir, CONFIG)
 RESULTS = CONFIG["results_dir"]
@@ -38,6 +41,9 @@ include: "rules/gpumech.smk"
 include: "rules/sweep.smk"
 include: "rules/scaling.smk"
 include: "rules/simprof.smk"
+
+# which rule writes which file, for the jobs' error messages (pipeline_lib.jobs)
+provenance.export_producers(workflow.rules)
 
 
 rule all:

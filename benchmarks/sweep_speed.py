@@ -12,7 +12,7 @@ HW outside a batch (timing only, no outputs written; fastest of
 ``--repeat`` runs).
 
 The workloads' traces must exist under results/traces/ (for the default
-sweep: snakemake --configfile config/config.yaml config/scaling-full-grid.yaml
+sweep: snakemake --configfile config/study.yaml config/scaling-full-grid.yaml
 --cores 2 $(for w in ...; do echo results/traces/$w/check.json; done), or any
 run of the sweep).  The points are spread evenly over the sweep's order
 (first and last included), so they cover its smallest and largest SM counts.

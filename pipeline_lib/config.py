@@ -35,7 +35,7 @@ def validate(config: dict, source: str = "config") -> dict:
         raise ConfigError(f"{source}: invalid field '{_path(e)}': {e.message}"
                           + (f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""))
     _fill_defaults(config, schema)
-    from .workloads.registry_info import SIZES  # light module: parameter names only
+    from .workloads.registry_info import SIZES, ParamError, check_params  # drivers' declarations, no emulator
     for wl, spec in config.get("workloads", {}).items():
         bench = spec["benchmark"]
         if bench not in SIZES:
@@ -44,10 +44,10 @@ def validate(config: dict, source: str = "config") -> dict:
         if spec["size"] not in SIZES[bench]:
             raise ConfigError(f"{source}: invalid field 'workloads.{wl}.size': '{spec['size']}' "
                               f"(known: {', '.join(sorted(SIZES[bench]))})")
-        bad = set(spec.get("params", {})) - set(SIZES[bench][spec["size"]])
-        if bad:
-            raise ConfigError(f"{source}: invalid field 'workloads.{wl}.params.{sorted(bad)[0]}': "
-                              f"not a parameter of {bench} (have {', '.join(sorted(SIZES[bench][spec['size']]))})")
+        try:
+            check_params(bench, spec["size"], spec.get("params", {}))
+        except ParamError as e:
+            raise ConfigError(f"{source}: invalid field 'workloads.{wl}.params.{e.field}': {e}") from None
     return config
 
 
@@ -66,10 +66,63 @@ def _fill_defaults(node, schema):
                 _fill_defaults(val, addl)
 
 
-def load(path) -> dict:
+def read_yaml(path) -> dict:
+    """A YAML mapping from ``path``; a syntax error names the file, line and
+    column and shows the line."""
     path = Path(path)
+    text = path.read_text()
     try:
-        config = yaml.safe_load(path.read_text()) or {}
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        what = " ".join(x for x in (e.context, e.problem) if x)
+        if mark is None:
+            raise ConfigError(f"{path}: YAML syntax error: {what}") from None
+        lines = text.splitlines()
+        shown = lines[mark.line] if mark.line < len(lines) else ""
+        raise ConfigError(f"{path}:{mark.line + 1}:{mark.column + 1}: YAML syntax error: {what}\n"
+                          f"    {shown}\n    {' ' * mark.column}^") from None
     except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {e}") from None
-    return validate(config, str(path))
+        raise ConfigError(f"{path}: YAML syntax error: {e}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of sections at the top level, got {type(data).__name__}")
+    return data
+
+
+def merge(base: dict, overlay: dict) -> dict:
+    """``overlay`` merged into ``base`` key by key, as Snakemake merges
+    several ``--configfile`` files (later files win)."""
+    out = dict(base)
+    for key, value in overlay.items():
+        out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def load(*paths) -> dict:
+    """Read, merge and validate the configuration files ``paths``."""
+    config: dict = {}
+    for p in paths:
+        config = merge(config, read_yaml(p))
+    return validate(config, ", ".join(str(p) for p in paths))
+
+
+def main(argv=None) -> int:
+    """``python -m pipeline_lib.config FILE...``: check configuration files
+    (syntax with line and column, schema, workload parameters) as the
+    workflow would, before any job starts."""
+    import sys
+
+    paths = list(argv if argv is not None else sys.argv[1:]) or [str(ROOT / "config" / "config.yaml")]
+    try:
+        config = load(*paths)
+    except (ConfigError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(f"{', '.join(paths)}: valid ({len(config.get('workloads', {}))} workloads)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

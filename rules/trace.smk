@@ -2,14 +2,30 @@
 # against its reference, and write the trace tables (docs/trace_format.md).
 # Hardware-independent: no hardware parameter reaches this rule.
 from pipeline_lib.versions import EMULATOR_VERSION
+from pipeline_lib.workloads.registry_info import code_digest
 
 TRACE_TABLES = ["launches", "blocks", "warps", "instructions", "warp_trace"]
 
 
+def workload_spec(wl):
+    """The configured workload ``wl``; a target naming another is an error
+    that lists the configured ones."""
+    if wl not in CONFIG["workloads"]:
+        raise ValueError(f"unknown workload '{wl}' in the requested target: not in the configuration's "
+                         f"workloads ({', '.join(sorted(CONFIG['workloads']))})")
+    return CONFIG["workloads"][wl]
+
+
 def _trace_spec(wildcards):
-    spec = CONFIG["workloads"][wildcards.wl]
+    spec = workload_spec(wildcards.wl)
     return {"benchmark": spec["benchmark"], "size": spec["size"], "seed": spec["seed"],
             "params": dict(sorted(spec["params"].items()))}
+
+
+def _trace_code(wildcards):
+    """Digest of the workload's PTX, CUDA source, driver and shared driver
+    code: editing any of them reruns this workload's trace and its chain."""
+    return code_digest(workload_spec(wildcards.wl)["benchmark"])
 
 
 rule trace:
@@ -22,6 +38,7 @@ rule trace:
         instr_limit=CONFIG["trace"]["instr_limit"],
         chunk_records=CONFIG["trace"]["chunk_records"],
         code_version=EMULATOR_VERSION,
+        workload_code=_trace_code,
     resources:
         mem_mb=CONFIG["trace"]["mem_mb"],
         runtime=CONFIG["trace"]["runtime_min"],

@@ -1,10 +1,10 @@
 """Snakemake entry point of rule ``gpumech_analyse`` (logic: pipeline_lib.gpumech.run)."""
-import contextlib
 from pathlib import Path
 
+from pipeline_lib.jobs import job_log
 from pipeline_lib.gpumech.run import analyse_stage
 
 sm = snakemake  # noqa: F821  (injected by Snakemake)
-with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
+with job_log(sm):
     analyse_stage(sm.wildcards.wl, Path(sm.input.check).parent, dict(sm.params.hw), sm.wildcards.hw,
                   Path(sm.output.predictions).parent, sm.input.base[0] if sm.input.base else None)

@@ -1,13 +1,13 @@
 """Snakemake entry point of rule ``gpumech_sweep`` (logic: pipeline_lib.gpumech.run)."""
-import contextlib
 from pathlib import Path
 
 import pandas as pd
 
+from pipeline_lib.jobs import job_log
 from pipeline_lib.gpumech.run import sweep_stage
 
 sm = snakemake  # noqa: F821  (injected by Snakemake)
-with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
+with job_log(sm):
     p, i = sm.params, sm.input
     n = len(p.workloads)
     points = []

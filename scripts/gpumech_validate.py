@@ -1,14 +1,14 @@
 """Snakemake entry point of rule ``gpumech_validate`` (logic: pipeline_lib.gpumech.run)."""
-import contextlib
 import json
 from pathlib import Path
 
 import pandas as pd
 
+from pipeline_lib.jobs import job_log
 from pipeline_lib.gpumech.run import validate_stage
 
 sm = snakemake  # noqa: F821  (injected by Snakemake)
-with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
+with job_log(sm):
     p, i = sm.params, sm.input
     items = [{"workload": wl, "predictions": pd.read_parquet(pr), "launches": pd.read_parquet(la),
               "sim": {"rr": pd.read_parquet(rr), "gto": pd.read_parquet(gto)}}

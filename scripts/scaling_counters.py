@@ -1,9 +1,9 @@
 """Snakemake entry point of rule ``scaling_counters`` (logic: pipeline_lib.scaling.run)."""
-import contextlib
 
+from pipeline_lib.jobs import job_log
 from pipeline_lib.scaling.run import counters_stage
 
 sm = snakemake  # noqa: F821  (injected by Snakemake)
-with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
+with job_log(sm):
     p, i = sm.params, sm.input
     counters_stage(sm.wildcards.wl, p.sweep, p.points, p.hw, p.dirs, i.profile, i.trace_launches, sm.output[0])

@@ -1,11 +1,11 @@
 """Snakemake entry point of rule ``simprof_summary`` (logic: pipeline_lib.simprof.run)."""
-import contextlib
 from pathlib import Path
 
+from pipeline_lib.jobs import job_log
 from pipeline_lib.simprof.run import summary_stage
 
 sm = snakemake  # noqa: F821  (injected by Snakemake)
-with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
+with job_log(sm):
     p, i = sm.params, sm.input
     summary_stage(p.runs, i.runs, i.models, i.phases, i.errors, i.sizes, i.sensitivity, p.overhead, i.overhead,
                   p.opts, sm.output.summary, sm.output.tables, Path(sm.output.figures[0]).parent)

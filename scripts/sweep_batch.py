@@ -1,11 +1,11 @@
 """Snakemake entry point of rule ``sweep_batch`` (logic: pipeline_lib.sim.run)."""
-import contextlib
 from pathlib import Path
 
+from pipeline_lib.jobs import job_log
 from pipeline_lib.sim.run import simulate_points
 
 sm = snakemake  # noqa: F821  (injected by Snakemake)
-with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
+with job_log(sm):
     p = sm.params
     out = Path(sm.output[0])
     points = [{"hw": dict(pt["hw"]), "hw_power": dict(pt["hw_power"]), "out_dir": out / pt["hw"]["name"]}

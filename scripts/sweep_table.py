@@ -1,14 +1,14 @@
 """Snakemake entry point of rule ``sweep_table`` (logic: pipeline_lib.sweeps)."""
-import contextlib
 import json
 from pathlib import Path
 
 import pandas as pd
 
+from pipeline_lib.jobs import job_log
 from pipeline_lib.sweeps import sweep_table
 
 sm = snakemake  # noqa: F821  (injected by Snakemake)
-with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
+with job_log(sm):
     p = sm.params
     n = len(p.workloads)
     rows = []

@@ -1,11 +1,11 @@
 """Snakemake entry point of rule ``tbpoint_sample`` (logic: pipeline_lib.tbpoint.run)."""
-import contextlib
 from pathlib import Path
 
+from pipeline_lib.jobs import job_log
 from pipeline_lib.tbpoint.run import sample_stage
 
 sm = snakemake  # noqa: F821  (injected by Snakemake)
-with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
+with job_log(sm):
     p = sm.params
     sample_stage(sm.wildcards.wl, Path(sm.input.check).parent, dict(p.hw),
                  sm.input.inter if p.inter else None, sm.input.regions if p.intra else None,

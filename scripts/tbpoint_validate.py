@@ -1,14 +1,14 @@
 """Snakemake entry point of rule ``tbpoint_validate`` (logic: pipeline_lib.tbpoint.run)."""
-import contextlib
 import json
 from pathlib import Path
 
 import pandas as pd
 
+from pipeline_lib.jobs import job_log
 from pipeline_lib.tbpoint.run import validate_stage
 
 sm = snakemake  # noqa: F821  (injected by Snakemake)
-with open(sm.log[0], "w") as log, contextlib.redirect_stderr(log):
+with job_log(sm):
     items = [{"workload": wl, "full": json.loads(Path(f).read_text()), "full_launches": pd.read_parquet(L),
               "tbpoint": json.loads(Path(s).read_text()), "baselines": pd.read_parquet(b)}
              for wl, f, L, s, b in zip(sm.params.workloads, sm.input.full, sm.input.launches, sm.input.sampled,

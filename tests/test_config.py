@@ -37,13 +37,13 @@ def test_paper_overlay_merges_into_paper_config():
 
 def test_full_grid_overlay_is_the_paper_grid_on_the_default_kernels():
     """config/scaling-full-grid.yaml adds a sweep with paper.yaml's 448-point
-    grid over the default config's scaling workloads, and points the scaling
+    grid over the default studies's scaling workloads, and points the scaling
     model at it; the reduced grid's sweep stays as it was."""
     from pipeline_lib.sweeps import grid_base, sweep_points
 
-    default = load(ROOT / "config" / "config.yaml")
+    default = load(ROOT / "config" / "study.yaml")
     paper = load(ROOT / "config" / "paper.yaml")
-    cfg = _merged("config.yaml", "scaling-full-grid.yaml")
+    cfg = _merged("study.yaml", "scaling-full-grid.yaml")
     full = cfg["sweeps"][cfg["scaling"]["sweep"]]
     assert cfg["scaling"]["sweep"] != default["scaling"]["sweep"]
     assert cfg["sweeps"][default["scaling"]["sweep"]] == default["sweeps"][default["scaling"]["sweep"]]
@@ -81,8 +81,44 @@ def test_defaults_are_filled(tmp_path):
     assert cfg["trace"]["chunk_records"] == 4_000_000 and cfg["results_dir"] == "results"
 
 
-def test_broken_yaml(tmp_path):
+def test_broken_yaml_names_file_line_and_column(tmp_path):
     p = tmp_path / "c.yaml"
-    p.write_text("workloads: [\n")
-    with pytest.raises(ConfigError, match="not valid YAML"):
+    p.write_text("workloads:\n  a:\n    benchmark: bfs\n   size: small\n")
+    with pytest.raises(ConfigError) as e:
         load(p)
+    msg = str(e.value)
+    assert msg.startswith(f"{p}:4:4: YAML syntax error") and "   size: small" in msg
+    p.write_text("workloads: [\n")
+    with pytest.raises(ConfigError, match=rf"{p}:2:1: YAML syntax error"):
+        load(p)
+
+
+@pytest.mark.parametrize("field, value, expect", [
+    ("rows", "5000", "expected an integer >= 1, got str '5000'"),
+    ("mean_nnz", 64.5, "expected an integer >= 1, got float 64.5"),
+    ("rows", -5, "expected an integer >= 1, got -5"),
+    ("iters", True, "expected an integer >= 1, got bool True"),
+    ("variant", "diagonal", "expected one of 'scalar', 'vector', got 'diagonal'"),
+    ("skew", "high", "expected a number >= 0.0, got str 'high'"),
+])
+def test_workload_parameters_are_checked_against_the_drivers_declarations(tmp_path, field, value, expect):
+    p = tmp_path / "c.yaml"
+    p.write_text(yaml.safe_dump({"workloads": {"sp": {"benchmark": "spmv", "params": {field: value}}}}))
+    with pytest.raises(ConfigError) as e:
+        load(p)
+    assert str(e.value) == f"{p}: invalid field 'workloads.sp.params.{field}': {expect}"
+
+
+def test_a_float_parameter_takes_an_integer(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text(yaml.safe_dump({"workloads": {"sp": {"benchmark": "spmv", "params": {"skew": 2}}}}))
+    assert load(p)["workloads"]["sp"]["params"] == {"skew": 2}
+
+
+def test_check_command_reports_the_first_error(tmp_path, capsys):
+    from pipeline_lib.config import main
+    bad = tmp_path / "c.yaml"
+    bad.write_text("workloads:\n  a: {benchmark: matmul, params: {m: 64.5}}\n")
+    assert main([str(bad)]) == 1
+    assert "invalid field 'workloads.a.params.m'" in capsys.readouterr().err
+    assert main([str(ROOT / "config" / "config.yaml")]) == 0

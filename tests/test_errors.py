@@ -1,4 +1,6 @@
 """Bad input: clear errors naming kernel, line, block, warp, lane, PC, address."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -110,3 +112,90 @@ def test_host_access_outside_allocations():
     p = dev.zeros(4, np.int32)
     with pytest.raises(EmulationError, match="unallocated device memory"):
         dev.from_device(p, np.int32, 100)
+
+
+# ---- malformed PTX: every parser/decoder failure names file:line (kernel) ----
+KERNELS = Path(__file__).resolve().parent / "kernels"
+REDUCTION = (Path(__file__).resolve().parents[1] / "workloads" / "reduction.ptx").read_text()
+
+
+def _ptx_error(text, kernel=None) -> str:
+    with pytest.raises(PTXError) as e:
+        mod = Device().load_module(text, source="cut.ptx")
+        if kernel:
+            mod.kernel(kernel)
+    return str(e.value)
+
+
+def test_missing_operand_is_an_error_not_garbage():
+    msg = _ptx_error(_kernel(" add.s32 %r6, %r1;"), "k")
+    assert msg.startswith("cut.ptx:13 (kernel k): 'add' takes 3 operands, got 2") and "add.s32 %r6, %r1" in msg
+    msg = _ptx_error(_kernel(" mad.lo.s32 %r6, %r1, %r5;"), "k")
+    assert "'mad' takes 4 operands, got 3" in msg
+    msg = _ptx_error(_kernel(" add.s32 %r6, [%rd1], 1;"), "k")
+    assert "operand 2 of 'add' is an address" in msg
+
+
+def _cut_after(marker: str) -> str:
+    """reduction.ptx cut right after the first line containing ``marker``."""
+    lines = REDUCTION.splitlines(keepends=True)
+    n = next(i for i, ln in enumerate(lines) if marker in ln)
+    return "".join(lines[:n + 1]), n + 1
+
+
+def test_file_cut_mid_kernel_is_reported_with_kernel_and_line():
+    text, line = _cut_after("setp.ge.s32")
+    msg = _ptx_error(text)
+    assert msg.startswith(f"cut.ptx:{line} (kernel reduce_sum): the file ends inside kernel reduce_sum")
+    assert "truncated" in msg
+
+
+def test_file_cut_after_a_label_is_reported_not_an_index_error():
+    text, line = _cut_after("$L__BB0_2:")
+    msg = _ptx_error(text)
+    assert msg.startswith(f"cut.ptx:{line} (kernel reduce_sum): the file ends inside kernel reduce_sum")
+
+
+def test_file_cut_inside_the_parameter_list():
+    text, _ = _cut_after(".param .u32 reduce_sum_param_1")
+    msg = _ptx_error(text)
+    assert "the file ends in the header of kernel reduce_sum" in msg and "cut.ptx:" in msg
+
+
+def test_file_cut_inside_an_instruction():
+    text = _cut_after("mov.u32 \t%r1, %ntid.x")[0][:-1].rstrip(";")
+    msg = _ptx_error(text)
+    assert "the file ends inside kernel reduce_sum" in msg and "has no ';'" in msg
+
+
+def test_a_label_at_the_end_of_a_kernel_branches_to_its_exit():
+    body = " setp.lt.u32 %p1, %r1, 4;\n @%p1 bra $L_end;\n ret;\n$L_end:\n}\n"
+    mod = Device().load_module(HEADER + body, source="end.ptx")
+    assert mod.kernel("k").texts[-1] == "exit (implicit)"
+
+
+def test_not_ptx_at_all():
+    assert "no .version directive" in _ptx_error("// an empty file\n")
+    assert "unsupported module-level directive" in _ptx_error("hello world;\n")
+
+
+@pytest.mark.parametrize("kernel, line, expect", [
+    ("uses_printf", "call.uni", "unsupported instruction 'call': device-function calls (including printf"),
+    ("uses_double_exp", "mov.b64 \t{%r1, %temp}, %fd8", "mov packing or unpacking a vector {a, b}"),
+    ("uses_texture", "tex.1d.v4.f32.s32", "unsupported instruction 'tex': texture fetches are not supported"),
+    ("uses_half", "add.f16", "half-precision and narrow floating point (.f16) arithmetic is not supported"),
+])
+def test_unsupported_instructions_are_named_and_the_module_still_loads(kernel, line, expect):
+    """Real nvcc output (tests/kernels/unsupported.cu)."""
+    path = KERNELS / "unsupported.ptx"
+    dev = Device()
+    mod = dev.load_module(path)
+    with pytest.raises(PTXError) as e:
+        mod.kernel(kernel)
+    msg = str(e.value)
+    lineno = next(i + 1 for i, ln in enumerate(path.read_text().splitlines()) if line in ln)
+    assert msg.startswith(f"{path}:{lineno} (kernel {kernel}): ") and expect in msg
+    # the module's supported kernel still runs, with the right answer
+    out = dev.zeros(40, np.float32)
+    dev.launch(mod, "supported", (2,), (32,), [out, 40])
+    assert np.array_equal(dev.from_device(out, np.float32, 40), 2.0 * np.arange(40, dtype=np.float32))

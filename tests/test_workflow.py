@@ -124,7 +124,7 @@ def test_dag_has_one_trace_job_per_workload(tmp_path):
     # the trace stage receives no hardware parameters
     for key, p in params.items():
         if isinstance(key, str):
-            assert set(p) == {"spec", "warp_trace", "instr_limit", "chunk_records", "code_version"}
+            assert set(p) == {"spec", "warp_trace", "instr_limit", "chunk_records", "code_version", "workload_code"}
             assert "hardware" not in str(p) and "l1" not in str(p)
     # each simulation rule gets only the hardware fields it reads
     sim = params[("simulate", "hist", "gpumech-baseline")]["hw"]
@@ -256,6 +256,88 @@ def test_changing_one_workload_reruns_only_its_trace(ran, tmp_path):
     # its trace and everything downstream of it; not the Markov study, nor SimProf (no GPU input)
     assert set(jobs) == ALL_RULES - {"tbpoint_markov"} - SIMPROF
     assert all(w["wl"] == "red" for r in ("simulate", "power", "scaling_counters", *TBP_PER_WL) for w in jobs[r])
+
+
+def _checkout_with_results(ran, tmp_path) -> Path:
+    """A copy of the tracked code with the end-to-end run's results and
+    Snakemake metadata inside it, the results older than the code."""
+    d, _ = ran
+    code = tmp_path / "code"
+    files = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-co", "--exclude-standard"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    for f in files:
+        if (ROOT / f).is_file():
+            (code / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / f, code / f)
+    shutil.copytree(d / "results", code / "results")
+    shutil.copytree(d / ".snakemake" / "metadata", code / ".snakemake" / "metadata")
+    for f in (code / "results").rglob("*"):
+        st = f.stat()
+        os.utime(f, (st.st_atime - 3e7, st.st_mtime - 3e7))
+    return code
+
+
+def _traced_in_dry_run(code: Path, cfg: Path) -> list[str]:
+    """The workloads whose trace a dry run of the checkout ``code`` would
+    run, with ``code``'s own library (not the installed one)."""
+    # run from inside the copy, so that `python -m` imports the copy's pipeline_lib
+    res = subprocess.run(SNAKEMAKE + ["-n", "--snakefile", str(code / "Snakefile"), "--directory", str(code),
+                                      "--configfile", str(cfg)], capture_output=True, text=True, cwd=code)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return sorted(re.search(r"wildcards: wl=(\S+)", block).group(1)
+                  for block in res.stdout.split("\n\n") if re.search(r"^\s*(local)?rule trace:", block, re.M))
+
+
+def test_editing_a_workloads_ptx_or_driver_reruns_exactly_its_chain(ran, tmp_path):
+    """The trace rule carries a digest of each workload's PTX, CUDA source,
+    ptxas report and driver: an edit reruns that workload's trace (and, by
+    its newer tables, everything downstream), and nothing else."""
+    _, cfg = ran
+    code = _checkout_with_results(ran, tmp_path)
+    assert _traced_in_dry_run(code, cfg) == []      # same content elsewhere: nothing to do
+    ptx = code / "workloads" / "reduction.ptx"
+    original = ptx.read_text()
+    ptx.write_text(original.replace("add.s32", "add.u32", 1))
+    assert _traced_in_dry_run(code, cfg) == ["red"]
+    ptx.write_text(original)
+    assert _traced_in_dry_run(code, cfg) == []
+    driver = code / "pipeline_lib" / "workloads" / "histogram.py"
+    driver.write_text(driver.read_text() + "\n# an edit\n")
+    assert _traced_in_dry_run(code, cfg) == ["hist"]
+    # shared driver code reaches every workload
+    inputs = code / "pipeline_lib" / "workloads" / "inputs.py"
+    inputs.write_text(inputs.read_text() + "\n# an edit\n")
+    assert _traced_in_dry_run(code, cfg) == sorted(TINY["workloads"])
+
+
+def test_a_failed_jobs_log_holds_its_traceback_and_a_damaged_table_is_named(ran, tmp_path):
+    _, cfg = ran
+    code = _checkout_with_results(ran, tmp_path)
+    table = "results/traces/red/blocks.parquet"
+    data = (code / table).read_bytes()
+    (code / table).write_bytes(data[:len(data) // 2])
+    target = "results/sim/red/gpumech-baseline/summary.json"
+    res = subprocess.run(SNAKEMAKE + [target, "--cores", "1", "--snakefile", str(code / "Snakefile"),
+                                      "--directory", str(code), "--forcerun", "simulate", "--configfile", str(cfg)],
+                         capture_output=True, text=True, cwd=code)
+    assert res.returncode != 0
+    log = (code / "results" / "logs" / "simulate" / "red" / "gpumech-baseline.log").read_text()
+    assert "Traceback (most recent call last)" in log
+    assert (f"CorruptTableError: {table}: not a readable Parquet table" in log
+            and "written by rule trace" in log and f"snakemake --forcerun {table}" in log), log[-3000:]
+    # a successful job's log holds its progress lines
+    trace_log = (code / "results" / "logs" / "trace" / "red.log").read_text()
+    assert "reference check passed" in trace_log
+
+
+def test_an_unknown_workload_target_lists_the_configured_ones(ran):
+    d, cfg = ran
+    res = subprocess.run(SNAKEMAKE + ["results/sim/nosuch/gpumech-baseline/summary.json", "-n", "--snakefile",
+                                      str(ROOT / "Snakefile"), "--directory", str(d), "--configfile", str(cfg)],
+                         capture_output=True, text=True)
+    assert res.returncode != 0
+    out = res.stdout + res.stderr
+    assert "unknown workload 'nosuch'" in out and ", ".join(sorted(TINY["workloads"])) in out, out[-2000:]
 
 
 def test_changing_a_timing_field_reruns_only_that_hardwares_simulations(ran, tmp_path):

@@ -64,5 +64,45 @@ def test_suite_covers_irregular_and_multi_launch():
 def test_unknown_size_and_parameter_are_errors():
     with pytest.raises(ValueError, match="unknown size"):
         get("bfs", "huge")
-    with pytest.raises(ValueError, match="unknown parameters"):
+    with pytest.raises(ValueError, match="not a parameter of bfs"):
         get("bfs", "small", nodes=3)
+
+
+def test_ptx_older_than_its_cuda_source_is_refused(tmp_path):
+    """``make ptx`` records the .cu's digest beside the PTX; a trace of an
+    edited .cu from its old PTX is an error that says what to run."""
+    import shutil
+
+    from pipeline_lib.workloads.base import WORKLOAD_DIR, SourceOutOfDate, check_ptx_current
+    for suffix in (".cu", ".ptx", ".ptxas.txt"):
+        shutil.copy(WORKLOAD_DIR / f"reduction{suffix}", tmp_path / f"reduction{suffix}")
+    check_ptx_current(tmp_path / "reduction.ptx")
+    cu = tmp_path / "reduction.cu"
+    cu.write_text(cu.read_text() + "\n// an edit\n")
+    with pytest.raises(SourceOutOfDate, match=r"reduction.cu was edited after reduction.ptx was made .*make ptx"):
+        check_ptx_current(tmp_path / "reduction.ptx")
+
+
+def test_every_committed_ptx_records_its_source_digest():
+    from pipeline_lib.workloads.base import WORKLOAD_DIR, check_ptx_current
+    for name, cls in REGISTRY.items():
+        assert "source sha256" in (WORKLOAD_DIR / cls.ptx).with_suffix(".ptxas.txt").read_text(), name
+        check_ptx_current(WORKLOAD_DIR / cls.ptx)
+
+
+def test_driver_parameters_are_checked_by_the_driver_itself():
+    from pipeline_lib.workloads.params import ParamError
+    with pytest.raises(ParamError, match="expected an integer >= 1, got float 64.5") as e:
+        get("matmul", "small", m=64.5)
+    assert e.value.field == "m"
+    with pytest.raises(ParamError, match="not a parameter of matmul"):
+        get("matmul", "small", rows=3)
+
+
+def test_the_documented_parameter_table_is_the_drivers_declarations():
+    from pathlib import Path
+
+    from pipeline_lib.workloads.registry_info import parameter_table
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "workloads.md").read_text()
+    section = doc.split("<!-- parameter table: begin -->\n")[1].split("<!-- parameter table: end -->")[0]
+    assert section == parameter_table()

@@ -124,8 +124,12 @@ class _Ctx:
         return PTXError(msg, self.source, st.line, st.text, self.k.name)
 
     def reg(self, st, op: Operand) -> int:
-        if op.kind != "reg" or op.name not in self.reg_index:
-            raise self.err(st, f"expected a declared register, got {op.name or op.kind!r}")
+        if op.kind != "reg":
+            what = {"vec": "a vector {..}", "imm": "an immediate", "mem": "an address [..]",
+                    "sym": f"the symbol {op.name}", "pair": "a predicate pair"}.get(op.kind, op.kind)
+            raise self.err(st, f"expected a register, got {what}")
+        if op.name not in self.reg_index:
+            raise self.err(st, f"undeclared register {op.name}")
         return self.reg_index[op.name]
 
     def src(self, st, op: Operand, t: int):
@@ -169,6 +173,44 @@ def _blank_row(line: int) -> np.ndarray:
     return row
 
 
+# Operand counts per opcode (destinations and sources together), from the PTX
+# ISA's instruction descriptions; checked before decoding so that a missing or
+# extra operand is an error rather than a silently read register.
+_ARITY = {
+    **{op: (2,) for op in ("abs", "neg", "not", "cnot", "popc", "clz", "brev", "rcp", "sqrt", "rsqrt",
+                           "sin", "cos", "lg2", "ex2", "tanh", "mov", "cvt", "cvta", "ld", "st")},
+    **{op: (3,) for op in ("add", "sub", "min", "max", "and", "or", "xor", "div", "rem", "copysign",
+                           "mul", "shl", "shr", "vote")},
+    **{op: (4,) for op in ("mad", "fma", "bfe", "selp", "slct", "prmt")},
+    "bfi": (5,), "setp": (3, 4), "atom": (3, 4), "red": (2,), "shfl": (5,), "activemask": (1,),
+    "bar": (0, 1, 2), "bra": (1,), "ret": (0,), "exit": (0,), "membar": (0,), "testp": (2,),
+}
+_HALF_TYPES = ("f16", "f16x2", "bf16", "bf16x2", "e4m3x2", "e5m2x2", "tf32")
+
+
+def _check_operands(st: Statement, ctx: "_Ctx", opname: str) -> None:
+    """Operand count and the kinds a decoder cannot recover from."""
+    half = [m for m in st.mods if m in _HALF_TYPES]
+    if half:
+        raise ctx.err(st, f"unsupported instruction: half-precision and narrow floating point "
+                          f"(.{half[0]}) arithmetic is not supported")
+    want = _ARITY.get(opname)
+    n = len(st.operands)
+    if want is not None and n not in want:
+        plural = "s" if want[-1] != 1 else ""
+        raise ctx.err(st, f"'{st.opcode}' takes {' or '.join(map(str, want))} operand{plural}, got {n}")
+    if opname == "mov" and any(o.kind == "vec" for o in st.operands):
+        raise ctx.err(st, "unsupported instruction: mov packing or unpacking a vector {a, b} "
+                          "(nvcc emits it for double-precision exp, log and pow) is not supported")
+    if opname not in ("ld", "st", "atom", "red"):
+        for i, o in enumerate(st.operands):
+            if o.kind == "mem":
+                raise ctx.err(st, f"operand {i + 1} of '{st.opcode}' is an address [..]; "
+                                  f"only ld, st, atom and red take one")
+    if opname in ("ld", "atom") and st.operands[0].kind not in ("reg", "vec", "pair"):
+        raise ctx.err(st, f"the destination of '{st.opcode}' must be a register")
+
+
 def _decode(st: Statement, ctx: _Ctx, labels: dict) -> np.ndarray:
     row = _blank_row(st.line)
     if st.guard is not None:
@@ -183,6 +225,7 @@ def _decode(st: Statement, ctx: _Ctx, labels: dict) -> np.ndarray:
         opname = "fma"  # mad.rn.f32 is a fused multiply-add on sm_20+
     if opname not in isa.OP or opname in ("nop",):
         raise ctx.err(st, f"unsupported opcode '{st.opcode}'")
+    _check_operands(st, ctx, opname)
     op = isa.OP[opname]
     row[isa.F_OP] = op
     types = _types_in(mods)
@@ -542,6 +585,8 @@ def decode_kernel(module: Module, name: str, symbols: dict | None = None,
         raise PTXError(f"no kernel named {name!r}; the module has {sorted(module.kernels)}",
                        module.source)
     k = module.kernels[name]
+    if k.error is not None:
+        raise k.error
     ctx = _Ctx(k, symbols or {}, module.source, [v for v in module.variables if v.space == "shared"])
     stmts: list[Statement] = []
     labels: dict[str, int] = {}
@@ -551,7 +596,9 @@ def decode_kernel(module: Module, name: str, symbols: dict | None = None,
         else:
             stmts.append(item)
     rows = [_decode(st, ctx, labels) for st in stmts]
-    if not stmts or rows[-1][isa.F_OP] not in (isa.OP_RET, isa.OP_EXIT, isa.OP_BRA):
+    ends_open = not stmts or rows[-1][isa.F_OP] not in (isa.OP_RET, isa.OP_EXIT, isa.OP_BRA) or \
+        (rows[-1][isa.F_OP] == isa.OP_BRA and rows[-1][isa.F_GUARD] >= 0)
+    if ends_open or len(stmts) in labels.values():
         # falling off the end of a kernel is an implicit exit
         ex = _blank_row(stmts[-1].line if stmts else k.line)
         ex[isa.F_OP], ex[isa.F_OPCLASS] = isa.OP_EXIT, isa.OC["exit"]

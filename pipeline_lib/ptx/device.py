@@ -203,6 +203,39 @@ class Device:
         carr = np.frombuffer(bytes(const) or b"\0" * 8, np.uint8).copy()
         return LoadedModule(module, symbols, carr, regs)
 
+    # ---- module variables (cudaMemcpyToSymbol / cudaMemcpyFromSymbol) -----
+    def _symbol(self, mod: LoadedModule, name: str, nbytes: int, offset: int):
+        var = next((v for v in mod.module.variables if v.name == name and v.space in ("const", "global")), None)
+        if var is None:
+            have = sorted(v.name for v in mod.module.variables if v.space in ("const", "global"))
+            raise EmulationError(f"{mod.module.source}: no __constant__ or __device__ variable named {name!r} "
+                                 f"(the module has {', '.join(have) or 'none'})")
+        if offset < 0 or offset + nbytes > var.nbytes:
+            raise EmulationError(f"{mod.module.source}: {nbytes} bytes at offset {offset} do not fit in "
+                                 f"{name} ({var.nbytes} bytes)")
+        return mod.symbols[name]
+
+    def copy_to_symbol(self, mod: LoadedModule, name: str, array, offset: int = 0) -> None:
+        """Copy ``array``'s bytes into the module variable ``name``
+        (``__constant__`` or ``__device__``) at byte ``offset``, as
+        ``cudaMemcpyToSymbol`` does.  Kernels launched afterwards see them."""
+        raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
+        space, where = self._symbol(mod, name, raw.nbytes, int(offset))
+        if space == isa.SP_CONST:
+            mod.const[where + int(offset): where + int(offset) + raw.nbytes] = raw
+        else:
+            self.mem[self._span(where + int(offset), raw.nbytes)] = raw
+
+    def copy_from_symbol(self, mod: LoadedModule, name: str, dtype, count: int, offset: int = 0) -> np.ndarray:
+        """``count`` values of ``dtype`` read from the module variable ``name``
+        at byte ``offset`` (``cudaMemcpyFromSymbol``)."""
+        dt = np.dtype(dtype)
+        nbytes = dt.itemsize * int(count)
+        space, where = self._symbol(mod, name, nbytes, int(offset))
+        if space == isa.SP_CONST:
+            return mod.const[where + int(offset): where + int(offset) + nbytes].view(dt).copy()
+        return self.from_device(where + int(offset), dt, count)
+
     # ---- launches ---------------------------------------------------------
     def launch(self, mod: LoadedModule, kernel: str, grid, block, args, dynamic_shared: int = 0) -> LaunchInfo:
         dk = mod.kernel(kernel)

@@ -6,14 +6,23 @@ into the emulator's integer instruction array happens in
 :mod:`pipeline_lib.ptx.decode`.
 
 What is skipped: ``.loc``, ``.file``, ``.pragma``, ``.section`` blocks (debug
-info), comments.  What is an error: any other unknown directive, and any
-statement outside a kernel that is not a supported module-level variable.
-Errors are :class:`PTXError` and name the file, line and text.
+info), comments.  What is an error: any other unknown directive, any
+statement outside a kernel that is not a supported module-level variable, a
+file that ends inside a kernel, a parameter list or a statement (a truncated
+file), and a file with no ``.version``.  Errors are :class:`PTXError` and read
+``file:line (kernel K): what is wrong`` followed by the line's text.
+
+A problem inside one kernel's body (an unsupported instruction such as
+``call`` or ``tex``, an operand the parser cannot read) does not stop the
+module from loading: it is kept on that kernel (:attr:`Kernel.error`) and
+raised when the kernel is decoded, so the module's other kernels still run.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+from . import isa
 
 __all__ = ["PTXError", "Operand", "Statement", "Variable", "Kernel", "Module", "parse_ptx"]
 
@@ -88,6 +97,7 @@ class Kernel:
     body: list = field(default_factory=list)  # Statements and ("label", name)
     line: int = 0
     entry: bool = True
+    error: "PTXError | None" = None           # the first problem in the body (raised when decoded)
 
 
 @dataclass
@@ -103,6 +113,30 @@ _TYPE_SIZE = {
     "b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2,
     "b32": 4, "u32": 4, "s32": 4, "f32": 4, "b64": 8, "u64": 8, "s64": 8,
     "f64": 8, "pred": 1,
+}
+
+# Instructions nvcc emits that the emulator does not implement, with what to do
+# instead; any other opcode outside isa.OPS is reported as unsupported too.
+UNSUPPORTED_INSTRUCTIONS = {
+    "call": "device-function calls (including printf and non-inlined functions) are not supported; "
+            "inline the callee (__forceinline__) or remove the call",
+    "tex": "texture fetches are not supported; read the array with ld.global (plain or __ldg loads)",
+    "tld4": "texture gathers are not supported",
+    "txq": "texture queries are not supported",
+    "suld": "surface loads are not supported", "sust": "surface stores are not supported",
+    "sured": "surface reductions are not supported", "suq": "surface queries are not supported",
+    "wmma": "warp matrix (tensor core) instructions are not supported",
+    "mma": "warp matrix (tensor core) instructions are not supported",
+    "ldmatrix": "warp matrix loads are not supported",
+    "cp": "asynchronous copies (cp.async) are not supported",
+    "mbarrier": "asynchronous barriers are not supported",
+    "shf": "funnel shifts are not supported", "lop3": "lop3 is not supported",
+    "dp4a": "dp4a is not supported", "dp2a": "dp2a is not supported",
+    "trap": "trap is not supported", "brkpt": "brkpt is not supported",
+    "nanosleep": "nanosleep is not supported", "match": "match.sync is not supported",
+    "redux": "redux.sync is not supported", "bfind": "bfind is not supported",
+    "ldu": "ldu is not supported", "prefetch": "prefetch is not supported",
+    "isspacep": "isspacep is not supported", "brx": "indirect branches (brx.idx) are not supported",
 }
 
 _SKIP_DIRECTIVES = {".loc", ".file", ".pragma", ".maxntid", ".reqntid", ".minnctapersm",
@@ -136,9 +170,14 @@ def _remove_sections(text: str) -> str:
     return "".join(out)
 
 
+# appended by _split_statements to text left without ";" at the end of the file
+_UNTERMINATED = "\0"
+
+
 def _split_statements(text: str):
     """Yield (line_number, statement_text) for ``;``-terminated statements,
-    labels (``name:``) and braces, tracking the source line of each."""
+    labels (``name:``) and braces, tracking the source line of each.  Text
+    the file ends in without a ``;`` is yielded with ``_UNTERMINATED`` appended."""
     line, buf, start = 1, [], None
     i, n = 0, len(text)
     while i < n:
@@ -172,7 +211,7 @@ def _split_statements(text: str):
             buf.append(ch)
         i += 1
     if "".join(buf).strip():
-        yield start, "".join(buf).strip()
+        yield start, "".join(buf).strip() + _UNTERMINATED
 
 
 _INT_RE = re.compile(r"^-?(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?$")
@@ -288,12 +327,14 @@ def _parse_variable(stmt: str) -> Variable | None:
 
 
 def _parse_params(header: str, kname: str):
+    if "(" in header and ")" not in header[header.index("("):]:
+        raise ValueError("the parameter list has no closing ')'")
     inside = header[header.index("(") + 1: header.rindex(")")] if "(" in header else ""
     params, off = [], 0
     for p in _split_commas(inside):
         m = re.fullmatch(r"\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(?:\[(\d+)\])?", p.strip())
-        if not m:
-            raise ValueError(f"unsupported kernel parameter {p!r}")
+        if not m or m.group(2) not in _TYPE_SIZE:
+            raise ValueError(f"unsupported kernel parameter {p.strip()!r}")
         dtype, name = m.group(2), m.group(3)
         size = _TYPE_SIZE[dtype] * (int(m.group(4)) if m.group(4) else 1)
         align = int(m.group(1)) if m.group(1) else _TYPE_SIZE[dtype]
@@ -303,27 +344,48 @@ def _parse_params(header: str, kname: str):
     return params, off
 
 
+def _keep_first_error(kernel: Kernel, err: PTXError, stmt: str) -> None:
+    """Remember a problem in a kernel's body.  The first one is kept, except
+    that a ``call`` replaces the ``.param`` declarations of its call sequence,
+    so that the message names the instruction the user has to change."""
+    is_call = stmt.split(None, 1)[0].split(".")[0] == "call"
+    if kernel.error is None or (is_call and getattr(kernel.error, "call_sequence", False)):
+        kernel.error = err
+    if stmt.startswith(".param"):
+        err.call_sequence = True
+
+
 def parse_ptx(text: str, source: str = "<ptx>") -> Module:
-    """Parse PTX text into a :class:`Module`. Raises :class:`PTXError`."""
+    """Parse PTX text into a :class:`Module`. Raises :class:`PTXError` for a
+    module-level problem; a problem inside a kernel body is kept on that
+    kernel (``Kernel.error``) and raised when it is decoded."""
     text = _remove_sections(_strip_comments(text))
     kernels: dict[str, Kernel] = {}
     mod_vars: list[Variable] = []
     version = target = ""
     cur: Kernel | None = None
     depth = 0
-    header: list[tuple[int, str]] = []
-    reg_scopes: list[dict[str, str]] = []
+    last_line = 1
 
     for line, stmt in _split_statements(text):
+        last_line = line
+        if stmt.endswith(_UNTERMINATED):
+            stmt = stmt[:-1]
+            header = re.match(r"^(\.visible\s+|\.weak\s+)?\.(entry|func)\s+([\w$]+)", stmt)
+            where = (f"inside kernel {cur.name} (opened at line {cur.line})" if cur
+                     else f"in the header of kernel {header.group(3)}, before its body" if header
+                     else "in a statement")
+            raise PTXError(f"the file ends {where}: the statement has no ';' (is the file truncated?)",
+                           source, line, stmt, cur.name if cur else None)
         if stmt == "{":
             if cur is None:
                 raise PTXError("unexpected '{'", source, line, stmt)
             depth += 1
-            reg_scopes.append({})
             continue
         if stmt == "}":
+            if cur is None:
+                raise PTXError("unexpected '}' outside a kernel", source, line, stmt)
             depth -= 1
-            reg_scopes.pop() if reg_scopes else None
             if depth == 0:
                 cur = None
             continue
@@ -331,11 +393,11 @@ def parse_ptx(text: str, source: str = "<ptx>") -> Module:
         if cur is None:
             # module level
             if first in (".version",):
-                version = stmt.split()[1]
+                version = stmt.split()[1] if len(stmt.split()) > 1 else ""
             elif first == ".target":
-                target = stmt.split(None, 1)[1]
+                target = stmt.split(None, 1)[1] if len(stmt.split()) > 1 else ""
             elif first == ".address_size":
-                if stmt.split()[1] != "64":
+                if stmt.split()[1:] != ["64"]:
                     raise PTXError("only .address_size 64 is supported", source, line, stmt)
             elif first in _SKIP_DIRECTIVES:
                 pass
@@ -344,6 +406,8 @@ def parse_ptx(text: str, source: str = "<ptx>") -> Module:
                 if ".extern" in stmt.split("(")[0] and ".func" in stmt:
                     continue  # declaration of an external function (e.g. vprintf)
                 m = re.search(r"\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)", stmt)
+                if m is None:
+                    raise PTXError("a kernel or function header without a name", source, line, stmt)
                 name = m.group(2)
                 try:
                     params, nbytes = _parse_params(stmt[m.end():], name)
@@ -360,33 +424,48 @@ def parse_ptx(text: str, source: str = "<ptx>") -> Module:
                     raise PTXError("unsupported module-level directive", source, line, stmt)
                 mod_vars.append(var)
             continue
-        # inside a kernel body
-        if stmt.endswith(":") and not stmt.startswith("."):
-            cur.body.append(("label", stmt[:-1].strip(), line))
-            continue
-        if first == ".reg":
-            m = re.fullmatch(r"\.reg\s+\.(\w+)\s+(.+)", stmt, re.S)
-            if not m or m.group(1) not in _TYPE_SIZE:
-                raise PTXError("unsupported register declaration", source, line, stmt, cur.name)
-            for decl in _split_commas(m.group(2)):
-                mm = re.fullmatch(r"(%[\w$]+)<(\d+)>", decl)
-                names = [f"{mm.group(1)}{k}" for k in range(int(mm.group(2)))] if mm else [decl]
-                for nm in names:
-                    cur.regs[nm] = m.group(1)
-            continue
-        if first in _SKIP_DIRECTIVES:
-            continue
-        if first.startswith("."):
-            try:
-                var = _parse_variable(stmt)
-            except ValueError as e:
-                raise PTXError(str(e), source, line, stmt, cur.name) from None
-            if var is None:
-                raise PTXError("unsupported directive", source, line, stmt, cur.name)
-            cur.variables.append(var)
-            continue
-        cur.body.append(_parse_instruction(stmt, line, source, cur.name))
+        try:
+            _parse_body_statement(cur, stmt, first, line, source)
+        except PTXError as e:
+            _keep_first_error(cur, e, stmt)
+    if cur is not None:
+        raise PTXError(f"the file ends inside kernel {cur.name} (opened at line {cur.line}): "
+                       f"{depth} closing '}}' missing (is the file truncated?)", source, last_line, None, cur.name)
+    if not version:
+        raise PTXError("not a PTX module: no .version directive", source)
     return Module(source, kernels, mod_vars, version, target)
+
+
+def _parse_body_statement(cur: Kernel, stmt: str, first: str, line: int, source: str) -> None:
+    """Add one statement of a kernel body to ``cur`` (raises PTXError)."""
+    if stmt.endswith(":") and not stmt.startswith("."):
+        cur.body.append(("label", stmt[:-1].strip(), line))
+        return
+    if first == ".reg":
+        m = re.fullmatch(r"\.reg\s+\.(\w+)\s+(.+)", stmt, re.S)
+        if not m or m.group(1) not in _TYPE_SIZE:
+            raise PTXError("unsupported register declaration", source, line, stmt, cur.name)
+        for decl in _split_commas(m.group(2)):
+            mm = re.fullmatch(r"(%[\w$]+)<(\d+)>", decl)
+            names = [f"{mm.group(1)}{k}" for k in range(int(mm.group(2)))] if mm else [decl]
+            for nm in names:
+                cur.regs[nm] = m.group(1)
+        return
+    if first in _SKIP_DIRECTIVES:
+        return
+    if first == ".param":
+        raise PTXError("a .param declaration inside a kernel body belongs to a device-function call "
+                       "sequence; " + UNSUPPORTED_INSTRUCTIONS["call"], source, line, stmt, cur.name)
+    if first.startswith("."):
+        try:
+            var = _parse_variable(stmt)
+        except ValueError as e:
+            raise PTXError(str(e), source, line, stmt, cur.name) from None
+        if var is None:
+            raise PTXError(f"unsupported directive {first}", source, line, stmt, cur.name)
+        cur.variables.append(var)
+        return
+    cur.body.append(_parse_instruction(stmt, line, source, cur.name))
 
 
 def _parse_instruction(stmt: str, line: int, source: str, kname: str) -> Statement:
@@ -399,6 +478,12 @@ def _parse_instruction(stmt: str, line: int, source: str, kname: str) -> Stateme
     parts = s.split(None, 1)
     dotted = parts[0].split(".")
     opcode, mods = dotted[0], [x for x in dotted[1:] if x]
+    if opcode in UNSUPPORTED_INSTRUCTIONS:
+        raise PTXError(f"unsupported instruction '{opcode}': {UNSUPPORTED_INSTRUCTIONS[opcode]}",
+                       source, line, stmt, kname)
+    if opcode not in isa.OP or opcode == "nop":
+        raise PTXError(f"unsupported instruction '{opcode}' (not in the emulator's instruction set; "
+                       "docs/emulator.md lists what is supported)", source, line, stmt, kname)
     try:
         operands = [_parse_operand(t) for t in _split_commas(parts[1])] if len(parts) > 1 else []
     except ValueError as e:

@@ -8,15 +8,22 @@ scipy) and ``check`` compares them, raising :class:`CheckError` on mismatch.
 """
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..ptx import Device
+from .params import Param, ParamError
 
-WORKLOAD_DIR = Path(__file__).resolve().parents[2] / "workloads"
+if TYPE_CHECKING:  # the emulator (numba) is imported only where a driver runs
+    from ..ptx import Device
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKLOAD_DIR = ROOT / "workloads"
 REGISTRY: dict[str, type] = {}
+KINDS = ("irregular", "regular")   # seed Table 6 types I (block sizes vary) and II
 
 
 class CheckError(AssertionError):
@@ -24,11 +31,40 @@ class CheckError(AssertionError):
 
 
 def register(cls):
-    from .registry_info import KINDS
-
-    cls.kind = KINDS[cls.name]
+    """Add a driver to the registry, checking its declarations."""
+    if cls.kind not in KINDS:
+        raise TypeError(f"workload {cls.name}: kind must be one of {KINDS}, not {cls.kind!r}")
+    for size, values in cls.sizes.items():
+        if set(values) != set(cls.param_specs):
+            raise TypeError(f"workload {cls.name}: size {size!r} sets {sorted(values)}, "
+                            f"param_specs declares {sorted(cls.param_specs)}")
+        for key, value in values.items():
+            cls.param_specs[key].check(key, value)
     REGISTRY[cls.name] = cls
     return cls
+
+
+class SourceOutOfDate(RuntimeError):
+    """The CUDA source changed after its committed PTX was made."""
+
+
+def source_digest(cu: Path) -> str:
+    """The digest that ``build_ptx`` records in ``NAME.ptxas.txt`` for ``NAME.cu``."""
+    return hashlib.sha256(cu.read_bytes()).hexdigest()
+
+
+def check_ptx_current(ptx: Path) -> None:
+    """Raise :class:`SourceOutOfDate` if ``ptx``'s CUDA source was edited
+    after the PTX was made (the digest recorded by ``make ptx`` differs), so
+    that an edited kernel is never traced from its old PTX."""
+    cu, info = ptx.with_suffix(".cu"), ptx.with_suffix(".ptxas.txt")
+    if not cu.exists() or not info.exists():
+        return
+    recorded = next((ln.split()[-1] for ln in info.read_text().splitlines()
+                     if ln.startswith("source sha256")), None)
+    if recorded is not None and recorded != source_digest(cu):
+        raise SourceOutOfDate(f"{cu} was edited after {ptx.name} was made from it: run `make ptx` "
+                              f"(needs nvcc) and commit the new {ptx.name} and {info.name}")
 
 
 def grid_for(n: int, block: int) -> int:
@@ -66,26 +102,47 @@ class Workload(ABC):
     name = ""
     ptx = ""
     description = ""
-    kind = ""          # "irregular" or "regular" (seed Table 6 types I and II), from registry_info.KINDS
+    kind = ""          # "irregular" or "regular" (seed Table 6 types I and II)
+    param_specs: dict[str, Param] = {}   # every size parameter: type, range, meaning
     sizes: dict[str, dict] = {}
 
     def __init__(self, size: str = "small", seed: int = 1, **overrides):
-        if size not in self.sizes:
-            raise ValueError(f"workload {self.name}: unknown size {size!r} (have {sorted(self.sizes)})")
-        params = dict(self.sizes[size])
-        unknown = set(overrides) - set(params)
-        if unknown:
-            raise ValueError(f"workload {self.name}: unknown parameters {sorted(unknown)} "
-                             f"(have {sorted(params)})")
-        params.update(overrides)
-        self.size, self.seed, self.params = size, int(seed), params
+        self.size, self.seed = size, int(seed)
+        self.params = self.resolve_params(size, overrides)
+
+    @classmethod
+    def resolve_params(cls, size: str, overrides: dict) -> dict:
+        """The parameters of ``size`` with ``overrides`` applied, each checked
+        against ``param_specs``; :class:`ParamError` names the bad field."""
+        if size not in cls.sizes:
+            raise ValueError(f"workload {cls.name}: unknown size {size!r} (have {sorted(cls.sizes)})")
+        params = dict(cls.sizes[size])
+        for key, value in overrides.items():
+            if key not in cls.param_specs:
+                raise ParamError(key, f"not a parameter of {cls.name} (have {', '.join(sorted(cls.param_specs))})")
+            params[key] = cls.param_specs[key].check(key, value)
+        return params
+
+    @classmethod
+    def source_files(cls) -> list[Path]:
+        """Every file whose content decides this workload's trace: its PTX,
+        CUDA source and ptxas report, its driver module and the drivers' shared
+        code (the code digest of the trace rule is taken over these)."""
+        import inspect
+
+        here = Path(__file__).resolve().parent
+        ptx = WORKLOAD_DIR / cls.ptx
+        files = [ptx, ptx.with_suffix(".cu"), ptx.with_suffix(".ptxas.txt"),
+                 Path(inspect.getsourcefile(cls)).resolve(), here / "base.py", here / "inputs.py",
+                 here / "params.py"]
+        return [f for f in dict.fromkeys(files) if f.exists()]
 
     @abstractmethod
     def make_inputs(self, rng: np.random.Generator) -> dict:
         ...
 
     @abstractmethod
-    def run(self, dev: Device, mod, inp: dict) -> dict:
+    def run(self, dev: "Device", mod, inp: dict) -> dict:
         ...
 
     @abstractmethod
@@ -100,10 +157,11 @@ class Workload(ABC):
     def check(self, out: dict, ref: dict) -> None:
         ...
 
-    def execute(self, dev: Device) -> dict:
+    def execute(self, dev: "Device") -> dict:
         """Make inputs, run on ``dev``, check against the reference.
 
         Returns a summary dict (launch count, check status)."""
+        check_ptx_current(WORKLOAD_DIR / self.ptx)
         rng = np.random.default_rng(self.seed)
         inp = self.make_inputs(rng)
         mod = dev.load_module(WORKLOAD_DIR / self.ptx)

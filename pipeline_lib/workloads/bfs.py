@@ -1,10 +1,8 @@
 """BFS: frontier-based breadth-first search, one launch per level (lonestar-like)."""
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import shortest_path
 
 from .base import Workload, assert_equal, grid_for, register
-from .inputs import make_graph
+from .inputs import graph_params, make_graph
 
 BLOCK = 128
 
@@ -14,6 +12,8 @@ class BFS(Workload):
     name = "bfs"
     ptx = "bfs.ptx"
     description = "frontier BFS, one launch per level, atomicCAS claims"
+    kind = "irregular"
+    param_specs = graph_params(weighted=False)
     sizes = {
         "small": {"graph": "rmat", "scale": 10, "edge_factor": 8, "rows": 24, "cols": 24},
         "medium": {"graph": "rmat", "scale": 16, "edge_factor": 8, "rows": 128, "cols": 128},
@@ -46,6 +46,8 @@ class BFS(Workload):
         return {"level": dev.from_device(d_level, np.int32, n)}
 
     def reference(self, g, out=None):
+        from scipy.sparse import csr_matrix  # scipy is loaded only when a reference is computed
+        from scipy.sparse.csgraph import shortest_path
         n = g["n"]
         a = csr_matrix((np.ones(len(g["col_idx"])), g["col_idx"], g["row_ptr"]), shape=(n, n))
         d = shortest_path(a, unweighted=True, indices=g["source"])

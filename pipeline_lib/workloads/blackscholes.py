@@ -1,8 +1,8 @@
 """BlackScholes: European option pricing in many launches over batches of the book."""
 import numpy as np
-from scipy.stats import norm
 
 from .base import Workload, assert_close, grid_for, register
+from .params import Param
 
 BLOCK = 128
 RATE, VOL = 0.02, 0.30
@@ -13,6 +13,11 @@ class BlackScholes(Workload):
     name = "blackscholes"
     ptx = "blackscholes.ptx"
     description = "Black-Scholes call/put prices, the option book split over many launches"
+    kind = "regular"
+    param_specs = {
+        "options": Param(int, "options priced per launch", min=1),
+        "launches": Param(int, "launches", min=1),
+    }
     sizes = {
         "small": {"options": 8192, "launches": 8},
         "medium": {"options": 1_048_576, "launches": 12},
@@ -36,6 +41,7 @@ class BlackScholes(Workload):
         return {"call": dev.from_device(d_call, np.float32, n), "put": dev.from_device(d_put, np.float32, n)}
 
     def reference(self, inp, out=None):
+        from scipy.stats import norm  # scipy is loaded only when a reference is computed
         s, x, t = (inp[k].astype(np.float64) for k in ("spot", "strike", "years"))
         d1 = (np.log(s / x) + (RATE + 0.5 * VOL * VOL) * t) / (VOL * np.sqrt(t))
         d2 = d1 - VOL * np.sqrt(t)

@@ -3,7 +3,9 @@ from the CUDA sources.
 
 ``python -m pipeline_lib.workloads.build_ptx [--check]``.  The PTX is made
 with ``nvcc -ptx -arch=sm_80 -O3`` (CUDA 13 has no sm_70); the ptxas report
-(``ptxas -v``) gives registers per thread, which occupancy needs.  With
+(``ptxas -v``) gives registers per thread, which occupancy needs; its last
+line records the SHA-256 of the ``.cu`` the PTX was made from, so that a trace
+job can refuse PTX that is older than its source.  With
 ``--check`` nothing is written and the exit status says whether the committed
 files match what nvcc produces now.
 """
@@ -15,6 +17,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from .base import source_digest
 
 ROOT = Path(__file__).resolve().parents[2]
 # benchmark sources and the test kernels of tests/kernels
@@ -30,6 +34,8 @@ def compile_one(cu: Path, out_dir: Path) -> tuple[Path, Path]:
     info = out_dir / (cu.stem + ".ptxas.txt")
     # keep only the per-kernel report lines, without temporary paths
     keep = [ln for ln in res.stderr.splitlines() if "ptxas info" in ln and "Compile time" not in ln]
+    # the source's digest lets a trace job refuse PTX older than its .cu (base.check_ptx_current)
+    keep.append(f"source sha256 {source_digest(cu)}")
     info.write_text("\n".join(keep) + "\n")
     return ptx, info
 

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .base import Workload, assert_close, grid_for, register
+from .params import Param
 
 BLOCK = 128
 
@@ -34,6 +35,12 @@ class CFD(Workload):
     name = "cfd"
     ptx = "cfd.ptx"
     description = "unstructured-mesh Euler-like flux and update, indirect neighbour gathers"
+    kind = "regular"
+    param_specs = {
+        "cells": Param(int, "mesh cells", min=1),
+        "steps": Param(int, "time steps (flux and update launches each)", min=1),
+        "dt": Param(float, "time step (s)", min=0.0),
+    }
     sizes = {
         "small": {"cells": 4096, "steps": 2, "dt": 0.002},
         "medium": {"cells": 65_536, "steps": 4, "dt": 0.001},

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .base import Workload, assert_equal, register
+from .params import Param
 
 BLOCK = 256
 
@@ -11,6 +12,11 @@ class Histogram(Workload):
     name = "histogram"
     ptx = "histogram.ptx"
     description = "per-block shared-memory histogram with atomics, merged globally"
+    kind = "regular"
+    param_specs = {
+        "bytes": Param(int, "input bytes", min=1),
+        "blocks": Param(int, "thread blocks (grid-stride loop)", min=1),
+    }
     sizes = {
         "small": {"bytes": 65_536, "blocks": 16},
         "medium": {"bytes": 8_388_608, "blocks": 2048},

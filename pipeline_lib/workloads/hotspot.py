@@ -2,6 +2,7 @@
 import numpy as np
 
 from .base import Workload, assert_close, grid_for, register
+from .params import Param
 
 TILE = 16
 CAP, RX, RY, RZ, AMB = 1.0, 0.1, 0.1, 0.05, 80.0
@@ -12,6 +13,12 @@ class Hotspot(Workload):
     name = "hotspot"
     ptx = "hotspot.ptx"
     description = "2D thermal simulation, shared-memory tiles with halos and __syncthreads"
+    kind = "regular"
+    param_specs = {
+        "rows": Param(int, "grid rows", min=1),
+        "cols": Param(int, "grid columns", min=1),
+        "iters": Param(int, "time steps (one launch each)", min=1),
+    }
     sizes = {
         "small": {"rows": 64, "cols": 80, "iters": 2},
         "medium": {"rows": 512, "cols": 512, "iters": 3},

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .params import Param
+
 
 def _csr_from_edges(n: int, src: np.ndarray, dst: np.ndarray, *weights):
     order = np.lexsort((dst, src))
@@ -104,3 +106,17 @@ def random_csr(n_rows: int, n_cols: int, mean_nnz: float, rng: np.random.Generat
                            for k in lengths]).astype(np.int32)
     vals = rng.uniform(-1, 1, len(cols)).astype(np.float32)
     return row_ptr, cols, vals
+
+
+def graph_params(weighted: bool = False) -> dict:
+    """Declared parameters of a driver whose input is :func:`make_graph`."""
+    specs = {
+        "graph": Param(str, "input graph: R-MAT (power-law) or road-like grid", choices=("rmat", "road")),
+        "scale": Param(int, "R-MAT graph: 2^scale vertices", min=1, max=26),
+        "edge_factor": Param(int, "R-MAT graph: edges per vertex", min=1),
+        "rows": Param(int, "road graph: grid rows", min=2),
+        "cols": Param(int, "road graph: grid columns", min=2),
+    }
+    if weighted:
+        specs["max_weight"] = Param(int, "edge weights are drawn from [1, max_weight]", min=1)
+    return specs

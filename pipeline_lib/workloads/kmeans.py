@@ -2,6 +2,7 @@
 import numpy as np
 
 from .base import CheckError, Workload, assert_close, assert_equal, grid_for, register
+from .params import Param
 
 BLOCK = 128
 
@@ -11,6 +12,13 @@ class KMeans(Workload):
     name = "kmeans"
     ptx = "kmeans.ptx"
     description = "Lloyd k-means: nearest-centroid assignment and atomic centroid sums"
+    kind = "regular"
+    param_specs = {
+        "points": Param(int, "points", min=1),
+        "features": Param(int, "features per point", min=1),
+        "k": Param(int, "clusters", min=1),
+        "iters": Param(int, "iterations (one assignment launch each)", min=1),
+    }
     sizes = {
         "small": {"points": 4096, "features": 8, "k": 5, "iters": 3},
         "medium": {"points": 65_536, "features": 8, "k": 5, "iters": 4},

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .base import Workload, assert_close, grid_for, register
+from .params import Param
 
 BLOCK = 128
 W = np.array([4 / 9] + [1 / 9] * 4 + [1 / 36] * 4)
@@ -24,6 +25,13 @@ class LBM(Workload):
     name = "lbm"
     ptx = "lbm.ptx"
     description = "D2Q9 lattice-Boltzmann time steps around a cylinder"
+    kind = "regular"
+    param_specs = {
+        "nx": Param(int, "lattice width (cells)", min=3),
+        "ny": Param(int, "lattice height (cells)", min=3),
+        "steps": Param(int, "time steps (one launch each)", min=1),
+        "omega": Param(float, "BGK relaxation rate (stable below 2)", min=0.0, max=2.0),
+    }
     sizes = {
         "small": {"nx": 128, "ny": 32, "steps": 3, "omega": 1.2},
         "medium": {"nx": 512, "ny": 256, "steps": 4, "omega": 1.2},

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .base import Workload, assert_close, grid_for, register
+from .params import Param
 
 TILE = 16
 
@@ -11,6 +12,12 @@ class MatMul(Workload):
     name = "matmul"
     ptx = "matmul.ptx"
     description = "16x16 shared-memory tiled SGEMM"
+    kind = "regular"
+    param_specs = {
+        "m": Param(int, "rows of A and C", min=1),
+        "n": Param(int, "columns of B and C", min=1),
+        "k": Param(int, "columns of A, rows of B", min=1),
+    }
     sizes = {
         "small": {"m": 64, "n": 80, "k": 48},
         "medium": {"m": 512, "n": 512, "k": 128},

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .base import Workload, assert_close, grid_for, register
+from .params import Param
 
 BLOCK = 128
 
@@ -11,6 +12,13 @@ class MRIGridding(Workload):
     name = "mri_gridding"
     ptx = "mri_gridding.ptx"
     description = "non-uniform samples spread onto a grid, Gaussian window, atomicAdd"
+    kind = "irregular"
+    param_specs = {
+        "samples": Param(int, "k-space samples per batch", min=1),
+        "grid": Param(int, "output grid side (cells)", min=4),
+        "radius": Param(float, "gridding kernel radius (cells)", min=0.5),
+        "batches": Param(int, "launches (one batch of samples each)", min=1),
+    }
     sizes = {
         "small": {"samples": 4096, "grid": 64, "radius": 2.5, "batches": 2},
         "medium": {"samples": 200_000, "grid": 128, "radius": 2.5, "batches": 4},

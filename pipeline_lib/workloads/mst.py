@@ -1,10 +1,8 @@
 """MST: Boruvka minimum spanning forest with 64-bit atomicMin and pointer jumping."""
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
 from .base import CheckError, Workload, assert_equal, grid_for, register
-from .inputs import make_graph
+from .inputs import graph_params, make_graph
 
 BLOCK = 128
 NONE = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -15,6 +13,8 @@ class MST(Workload):
     name = "mst"
     ptx = "mst.ptx"
     description = "Boruvka MST: lightest-edge atomicMin, hooking, pointer jumping"
+    kind = "irregular"
+    param_specs = graph_params(weighted=True)
     sizes = {
         "small": {"graph": "rmat", "scale": 9, "edge_factor": 6, "rows": 20, "cols": 20, "max_weight": 1000},
         "medium": {"graph": "rmat", "scale": 14, "edge_factor": 8, "rows": 64, "cols": 64, "max_weight": 1000},
@@ -60,6 +60,8 @@ class MST(Workload):
                 "comp": dev.from_device(d_comp, np.int32, n)}
 
     def reference(self, g, out=None):
+        from scipy.sparse import coo_matrix  # scipy is loaded only when a reference is computed
+        from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
         n = g["n"]
         w_und = np.zeros(len(g["edge_u"]), np.float64)
         w_und[g["edge_id"]] = g["weight"]

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .base import Workload, assert_close, register
+from .params import Param
 
 BLOCK = 256
 
@@ -11,6 +12,11 @@ class Reduction(Workload):
     name = "reduction"
     ptx = "reduction.ptx"
     description = "grid-stride sum, __shfl_down_sync tree, atomicAdd per block"
+    kind = "regular"
+    param_specs = {
+        "elements": Param(int, "input elements", min=1),
+        "blocks": Param(int, "thread blocks (grid-stride loop)", min=1),
+    }
     sizes = {
         "small": {"elements": 65_536, "blocks": 16},
         "medium": {"elements": 8_388_608, "blocks": 2048},

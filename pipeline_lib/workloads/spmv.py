@@ -1,9 +1,9 @@
 """SpMV: CSR y = A x, scalar (thread per row) or vector (warp per row) kernel,
 repeated ``iters`` times as Parboil's driver does."""
 import numpy as np
-from scipy.sparse import csr_matrix
 
 from .base import Workload, assert_close, grid_for, register
+from .params import Param
 from .inputs import random_csr
 
 BLOCK = 128
@@ -14,6 +14,14 @@ class SpMV(Workload):
     name = "spmv"
     ptx = "spmv.ptx"
     description = "CSR sparse matrix-vector product, scalar or warp-per-row vector kernel"
+    kind = "regular"
+    param_specs = {
+        "variant": Param(str, "kernel: thread per row or warp per row", choices=("scalar", "vector")),
+        "rows": Param(int, "matrix rows (= columns)", min=1),
+        "mean_nnz": Param(int, "mean non-zeros per row", min=1),
+        "skew": Param(float, "spread of the row lengths (0: all equal)", min=0.0),
+        "iters": Param(int, "repeated products (one launch each)", min=1),
+    }
     sizes = {
         "small": {"variant": "scalar", "rows": 2048, "mean_nnz": 12, "skew": 1.0, "iters": 3},
         "medium": {"variant": "scalar", "rows": 49_152, "mean_nnz": 12, "skew": 1.0, "iters": 6},
@@ -41,6 +49,7 @@ class SpMV(Workload):
         return {"y": dev.from_device(d_y, np.float32, n)}
 
     def reference(self, inp, out=None):
+        from scipy.sparse import csr_matrix  # scipy is loaded only when a reference is computed
         n = self.params["rows"]
         a = csr_matrix((inp["val"].astype(np.float64), inp["col_idx"], inp["row_ptr"]), shape=(n, n))
         return {"y": a @ inp["x"].astype(np.float64)}

@@ -1,10 +1,8 @@
 """SSSP: worklist Bellman-Ford with atomicMin; the launch count depends on the graph."""
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import dijkstra
 
 from .base import Workload, assert_equal, grid_for, register
-from .inputs import make_graph
+from .inputs import graph_params, make_graph
 
 BLOCK = 128
 INF = 0x3FFFFFFF
@@ -15,6 +13,8 @@ class SSSP(Workload):
     name = "sssp"
     ptx = "sssp.ptx"
     description = "worklist Bellman-Ford, atomicMin relaxations, deduplicated pushes"
+    kind = "irregular"
+    param_specs = graph_params(weighted=True)
     sizes = {
         "small": {"graph": "rmat", "scale": 10, "edge_factor": 8, "rows": 24, "cols": 24, "max_weight": 100},
         "medium": {"graph": "rmat", "scale": 15, "edge_factor": 8, "rows": 128, "cols": 128, "max_weight": 100},
@@ -49,6 +49,8 @@ class SSSP(Workload):
         return {"dist": dev.from_device(d_dist, np.int32, n)}
 
     def reference(self, g, out=None):
+        from scipy.sparse import csr_matrix  # scipy is loaded only when a reference is computed
+        from scipy.sparse.csgraph import dijkstra
         n = g["n"]
         a = csr_matrix((g["weight"].astype(np.float64), g["col_idx"], g["row_ptr"]), shape=(n, n))
         d = dijkstra(a, indices=g["source"])

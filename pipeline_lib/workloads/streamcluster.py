@@ -3,6 +3,7 @@ centres whose gain beats the facility cost (Rodinia streamcluster's loop)."""
 import numpy as np
 
 from .base import CheckError, Workload, assert_close, grid_for, register
+from .params import Param
 
 BLOCK = 128
 
@@ -12,6 +13,13 @@ class StreamCluster(Workload):
     name = "streamcluster"
     ptx = "streamcluster.ptx"
     description = "per-candidate gain kernel launched many times, atomics into per-centre gains"
+    kind = "irregular"
+    param_specs = {
+        "points": Param(int, "points", min=1),
+        "dim": Param(int, "dimensions per point", min=1),
+        "candidates": Param(int, "candidate facilities (one pgain launch each)", min=1),
+        "facility_cost": Param(float, "cost of opening a facility", min=0.0),
+    }
     sizes = {
         "small": {"points": 2048, "dim": 8, "candidates": 6, "facility_cost": 50.0},
         "medium": {"points": 65_536, "dim": 8, "candidates": 8, "facility_cost": 200.0},
