@@ -14,6 +14,7 @@ import json
 import os
 import re
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -80,6 +81,7 @@ def job_log(sm, capture: bool = True):
         return
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
     fh = open(log_path, "w") if capture else None
+    t0 = time.perf_counter()
     try:
         with contextlib.redirect_stderr(fh) if fh else contextlib.nullcontext():
             try:
@@ -90,6 +92,9 @@ def job_log(sm, capture: bool = True):
                 except CorruptTableError as corrupt:
                     raise corrupt from e
                 raise
+        if fh:  # a job that printed nothing still leaves a log that says it ran
+            print(f"rule {getattr(sm, 'rule', '?')}: done in {time.perf_counter() - t0:.1f} s, "
+                  f"{len(list(sm.output))} outputs", file=fh)
     except BaseException:
         with (contextlib.nullcontext(fh) if fh else open(log_path, "a")) as out:
             traceback.print_exc(file=out)
