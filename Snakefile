@@ -5,6 +5,7 @@ import os
 
 from pipeline_lib import provenance
 from pipeline_lib.config import read_yaml, validate
+from pipeline_lib.jobs import export_producers
 
 # The default configuration applies only when none is given on the command
 # line (Snakemake would otherwise merge the two workload lists).  It is read
@@ -43,7 +44,7 @@ include: "rules/scaling.smk"
 include: "rules/simprof.smk"
 
 # which rule writes which file, for the jobs' error messages (pipeline_lib.jobs)
-provenance.export_producers(workflow.rules)
+export_producers(workflow.rules)
 
 
 rule all:

@@ -18,7 +18,7 @@ import time
 import traceback
 from pathlib import Path
 
-__all__ = ["CorruptTableError", "PRODUCERS_ENV", "job_log", "producing_rule", "check_tables"]
+__all__ = ["CorruptTableError", "PRODUCERS_ENV", "export_producers", "job_log", "producing_rule", "check_tables"]
 
 # The Snakefile puts [(output regex, rule), ...] here so that a job can name
 # the rule that writes a given file (jobs are separate processes).
@@ -27,6 +27,17 @@ PRODUCERS_ENV = "PIPELINE_RULE_OUTPUTS"
 
 class CorruptTableError(RuntimeError):
     """An input table exists but cannot be read as Parquet."""
+
+
+def export_producers(rules) -> None:
+    """Put every rule's output patterns, as regexes, in the environment, so
+    that a job can name the rule that rebuilds a damaged input (the Snakefile
+    calls this when it is parsed; jobs inherit the variable)."""
+    from snakemake.io import regex_from_filepattern
+
+    producers = [(regex_from_filepattern(str(f)).rstrip("$"), rule.name)
+                 for rule in rules for f in rule.output]
+    os.environ[PRODUCERS_ENV] = json.dumps(producers)
 
 
 def producing_rule(path) -> str | None:

@@ -45,15 +45,3 @@ def metadata() -> dict:
     """The exported provenance (empty outside the workflow)."""
     return {key: os.environ[var] for key, var in ENV.items() if os.environ.get(var)}
 
-
-def export_producers(rules) -> None:
-    """Put every rule's output patterns, as regexes, in the environment
-    (``pipeline_lib.jobs.PRODUCERS_ENV``), so that a job can name the rule
-    that rebuilds a damaged input."""
-    from snakemake.io import regex_from_filepattern
-
-    from .jobs import PRODUCERS_ENV
-
-    producers = [(regex_from_filepattern(str(f)).rstrip("$"), rule.name)
-                 for rule in rules for f in rule.output]
-    os.environ[PRODUCERS_ENV] = json.dumps(producers)

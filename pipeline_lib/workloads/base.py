@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the emulator (numba) is imported only where a driver runs
 ROOT = Path(__file__).resolve().parents[2]
 WORKLOAD_DIR = ROOT / "workloads"
 REGISTRY: dict[str, type] = {}
-KINDS = ("irregular", "regular")   # seed Table 6 types I (block sizes vary) and II
+TABLE6_TYPES = ("irregular", "regular")   # seed Table 6 types I (block sizes vary) and II
 
 
 class CheckError(AssertionError):
@@ -32,8 +32,8 @@ class CheckError(AssertionError):
 
 def register(cls):
     """Add a driver to the registry, checking its declarations."""
-    if cls.kind not in KINDS:
-        raise TypeError(f"workload {cls.name}: kind must be one of {KINDS}, not {cls.kind!r}")
+    if cls.kind not in TABLE6_TYPES:
+        raise TypeError(f"workload {cls.name}: kind must be one of {TABLE6_TYPES}, not {cls.kind!r}")
     for size, values in cls.sizes.items():
         if set(values) != set(cls.param_specs):
             raise TypeError(f"workload {cls.name}: size {size!r} sets {sorted(values)}, "
