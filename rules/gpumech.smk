@@ -55,6 +55,7 @@ rule gpumech_analyse:
         host_time=f"{GM_DIR}/{{wl}}/{{hw}}/host_time.json",
     params:
         hw=lambda wc: hardware_slice(_hw(wc.hw), GM_FIELDS),
+        sync=GM["contention_sync"],
         code_version=GPUMECH_VERSION,
     resources:
         mem_mb=CONFIG["simulate"]["mem_mb"],

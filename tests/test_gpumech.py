@@ -113,15 +113,13 @@ def test_markov_chain_baseline():
     # more warps hide more, never beyond one instruction per cycle, monotonically
     cpis = [M.cpi_markov_chain(FIG24, n) for n in (1, 2, 4, 8, 16)]
     assert all(a > b for a, b in zip(cpis, cpis[1:])) and cpis[-1] >= 1.0
-    # two warps by hand: states 0, 1, 2 stalled warps
-    p, r = 1 / 3, 1 / 6
-    T = np.array([[1 - p, p, 0],
-                  [r * (1 - p), r * p + (1 - r) * (1 - p), (1 - r) * p],
-                  [r * r, 2 * r * (1 - r), (1 - r) ** 2]])
-    w, v = np.linalg.eig(T.T)
-    pi = np.real(v[:, np.argmin(abs(w - 1))])
-    pi /= pi.sum()
-    assert M.cpi_markov_chain(FIG24, 2) == pytest.approx(1 / (1 - pi[2]))
+    # two independent warps (eq. 7): each stalled with probability pM / (1 + pM) = 2/3,
+    # so the core idles with (2/3)^2 and IPC = 5/9
+    assert M.cpi_markov_chain(FIG24, 2) == pytest.approx(9 / 5)
+    # the same chain as the TBPoint study's (one implementation of eq. 7)
+    from pipeline_lib.tbpoint.markov import steady_state
+    pi = steady_state(1 / 3, [6.0, 6.0], method="power")
+    assert M.cpi_markov_chain(FIG24, 2) == pytest.approx(1 / (1 - pi[0]))
 
 
 def test_cpi_stack_sums_to_the_prediction():
@@ -182,17 +180,24 @@ def _warp(line):
 
 
 def test_collector_miss_events_and_amat(one_core):
-    from pipeline_lib.gpumech.collector import PC_DRAM_RD, CacheCollector, avg_miss_latency, pc_latency_table
+    from pipeline_lib.gpumech.collector import (PC_DRAM_RD, PC_PENDING, CacheCollector, avg_miss_latency,
+                                                pc_latency_table)
     from pipeline_lib.sim.simulator import kernel_static
     P = kernel_static(_kernel(), one_core, 0, 2)
     kind = P[:, 0]
     col = CacheCollector(one_core)
-    # one block of 2 warps loading the same line: the first misses L1 and L2, the second hits the L1
+    # one block of 2 warps loading the same line in the same round: the first misses L1 and L2, the
+    # second hits the L1 on the line the first is still fetching, so it waits for that miss (a
+    # pending hit, the simulator's MSHR merge): two DRAM-latency events, one L1 miss
     counts = col.run(_trace([_warp(0), _warp(0)]), kind, n_blocks=1, warps_per_block=2, sm_occupancy=1)
     t = pc_latency_table(counts, one_core)
-    assert t.loc[0, ["l1_hit", "l2_hit", "l2_miss"]].tolist() == [0.5, 0.0, 0.5]
-    l1, l2, dram = 25, 120, 420       # gpumech-baseline: L1 25, L2 120, DRAM 300 beyond the L2
-    assert t.loc[0, "amat"] == pytest.approx(0.5 * l1 + 0.5 * dram)
+    assert t.loc[0, ["l1_hit", "l2_hit", "l2_miss"]].tolist() == [0.0, 0.0, 1.0]
+    assert t.loc[0, "l1_misses"] == 1 and counts[0, PC_PENDING] == 1
+    # gpumech-baseline: L1 25, L2 120, DRAM 300 beyond the L2, and the first access to a bank opens
+    # its row (30 cycles, as the simulator charges)
+    l1, l2, dram = 25, 120, 420 + 30
+    assert t.loc[0, "row_miss_rate"] == 1.0
+    assert t.loc[0, "amat"] == pytest.approx(dram)
     assert counts[0, PC_DRAM_RD] == 1 and t.loc[2, "dram_reads"] == 0   # stores allocate without a fetch
     assert avg_miss_latency(counts, kind, one_core) == pytest.approx(dram)
     # state carries over: the next launch finds the line in L1
@@ -221,7 +226,7 @@ def test_interval_algorithm_eq13(one_core):
     from pipeline_lib.sim.simulator import kernel_static
     P = kernel_static(_kernel(), one_core, 0, 2)
     pcs = pd.DataFrame({"amat": [150.0, 0, 0, 0], "l1_miss_per_req": [1.0, 0, 0, 0],
-                        "dram_per_req": [1.0, 0, 1.0, 0], "l1_hit": [0.2, 0, 0, 0], "l2_hit": [0.3, 0, 0, 0],
+                        "dram_per_req": [1.0, 0, 1.0, 0], "l2_per_req": [1.0, 0, 1.0, 0], "l1_hit": [0.2, 0, 0, 0], "l2_hit": [0.3, 0, 0, 0],
                         "l2_miss": [0.5, 0, 0, 0]})
     k = KernelTiming(P, pcs, one_core)
     tr = _trace([_warp(0), _warp(0) + _warp(0)])
@@ -258,10 +263,14 @@ def test_validation_keeps_long_launches_and_measures_relative_error(tmp_path):
     from pipeline_lib.gpumech.run import validate_stage
     launches = pd.DataFrame({"launch": [0, 1], "kernel": ["k", "k"], "blocks": [300, 200],
                              "system_occupancy": [100, 100], "warps_per_core": [32, 32],
-                             "l1_miss_rate": [0.3, 0.3], "l2_miss_rate": [0.01, 0.01]})
+                             "l1_miss_rate": [0.3, 0.3], "l2_miss_rate": [0.01, 0.01],
+                             "workload_class": ["regular", "regular"]})
+    from pipeline_lib.gpumech.contention import MODEL, TERMS
+    from pipeline_lib.gpumech.run import ALL_MODELS
+    models = list(ALL_MODELS) + [f"{MODEL}-{t}" for t in TERMS]
     preds = pd.DataFrame([{"launch": l, "selection": s, "policy": p, "model": m, "cpi": 2.0 if m == "MT" else 1.5}
                           for l in (0, 1) for s in ("clustering", "max", "min") for p in M.POLICIES
-                          for m in M.MODELS])
+                          for m in models])
     # 16 cores: sim CPI = cycles x 16 / instructions = 2.0 under RR, 1.0 under GTO
     rates = {"l1_miss_rate": [0.4, 0.4], "l2_miss_rate": [0.02, 0.02]}
     sim = {"rr": pd.DataFrame({"launch": [0, 1], "cycles": [1000, 1000], "warp_instrs": [8000, 8000], **rates}),
@@ -276,7 +285,10 @@ def test_validation_keeps_long_launches_and_measures_relative_error(tmp_path):
     gto = t[t["policy"] == "gto"].iloc[0]
     assert gto["err_MT"] == pytest.approx(1.0)
     md = (tmp_path / "s.md").read_text()
-    assert "| MT_MSHR_BAND | 25.0 (13.2) | 50.0 (14.0) |" in md
+    # CPI-relative 0.5 / 2 and 0.5 / 1; IPC-relative |1/1.5 - 1/2| / (1/2) = 0.5 / 1.5 under both,
+    # the seed's metric, so its figures stand beside it
+    assert "| MT_MSHR_BAND | 25.0 | 33.3 (13.2) | 50.0 | 33.3 (14.0) |" in md
+    assert rr["ipc_err_MT_MSHR_BAND"] == pytest.approx(1 / 3)
     assert "| w | 0.25 | 0.15 | 5.00 | 20.0 | 33.3 |" in (tmp_path / "h.md").read_text()
     assert "host" not in md.lower()
     # Fig. 32: |0.3 - 0.4| / 0.4 on L1; the L2's 2% simulated rate is below the 5% cut
@@ -301,12 +313,19 @@ def test_two_means_matches_scikit_learn_on_separated_groups():
 def test_sweep_stage_averages_errors_per_point_and_builds_stacks(tmp_path):
     from pipeline_lib.gpumech.run import sweep_stage
     launches = pd.DataFrame({"launch": [0], "kernel": ["k"], "blocks": [400], "system_occupancy": [100],
-                             "warps_per_core": [8], "l1_miss_rate": [0.5], "l2_miss_rate": [0.5]})
+                             "warps_per_core": [8], "l1_miss_rate": [0.5], "l2_miss_rate": [0.5],
+                             "workload_class": ["regular"]})
+    from pipeline_lib.gpumech.contention import MODEL, STACK_C, TERMS
+    from pipeline_lib.gpumech.run import ALL_MODELS
+    models = list(ALL_MODELS) + [f"{MODEL}-{t}" for t in TERMS]
 
     def item(cpi, sim_cycles):
         preds = pd.DataFrame([{"launch": 0, "selection": s, "policy": "rr", "model": m, "cpi": cpi}
-                              for s in ("clustering", "max", "min") for m in M.MODELS])
-        stacks = pd.DataFrame([{"launch": 0, "policy": "rr", **{k: cpi / len(M.STACK) for k in M.STACK}}])
+                              for s in ("clustering", "max", "min") for m in models])
+        stacks = pd.DataFrame([{"launch": 0, "policy": "rr", "model": "MT_MSHR_BAND",
+                                **{k: cpi / len(M.STACK) for k in M.STACK}},
+                               {"launch": 0, "policy": "rr", "model": MODEL,
+                                **{k: cpi / len(STACK_C) for k in STACK_C}}])
         sim = pd.DataFrame({"launch": [0], "cycles": [sim_cycles], "warp_instrs": [1600],
                             "l1_miss_rate": [0.4], "l2_miss_rate": [0.5]})
         return {"workload": "w", "predictions": preds, "launches": launches, "stacks": stacks, "sim": {"rr": sim}}
@@ -320,5 +339,7 @@ def test_sweep_stage_averages_errors_per_point_and_builds_stacks(tmp_path):
     g = sw[sw["model"] == "MT"].set_index("value")["avg_error"]
     assert g.to_dict() == pytest.approx({8: 1.0, 16: 0.5})
     st = pd.read_parquet(tmp_path / "st.parquet")
-    assert st["warps"].tolist() == [8, 16] and st["gpumech_cpi"].tolist() == pytest.approx([2.0, 1.5])
+    g = st[st["model"] == "MT_MSHR_BAND"]
+    assert g["warps"].tolist() == [8, 16] and g["gpumech_cpi"].tolist() == pytest.approx([2.0, 1.5])
+    assert st.loc[st["model"] == MODEL, "gpumech_cpi"].tolist() == pytest.approx([2.0, 1.5])
     assert (tmp_path / "fig33_cpi_stacks.png").stat().st_size > 0

@@ -9,10 +9,14 @@ import numpy as np
 import pandas as pd
 
 from ..sim import engine as E
-from ..sim.hardware import dram_bandwidth_gbs, occupancy
+from ..sim.hardware import dram_bandwidth_gbs, dram_burst_cycles, l2_service_cycles, occupancy
 from ..sim.simulator import global_bb_ids, kernel_tables
 from ..sim.trace_reader import TraceDir
-from .collector import PC_L1_ACC, PC_L1_MISS, PC_L2_ACC, PC_L2_MISS, CacheCollector, avg_miss_latency, pc_latency_table
+from .collector import (PC_DRAM_RD, PC_DRAM_WR, PC_EXECS, PC_L1_ACC, PC_L1_MISS, PC_L2_ACC, PC_L2_MISS, PC_REQS,
+                        CacheCollector,
+                        avg_miss_latency, pc_latency_table)
+from .contention import MODEL as CONTENTION_MODEL
+from .contention import DEFAULT_SYNC, SYNCS, TERMS, Resources, predict_contention, shares
 from .interval import KernelTiming
 from .model import (MODELS, POLICIES, Contention, check_profile, cpi_markov_chain, cpi_stack,
                     dram_service_cycles, predict)
@@ -25,12 +29,53 @@ def contention_inputs(hw: dict, miss_latency: float) -> Contention:
                                                          dram_bandwidth_gbs(hw)))
 
 
+CLASSES = ("atomic", "memory-divergent", "regular")
+DIVERGENT_LINES = 2.0
+
+
+def workload_class(atomic_insts: int, lines_per_mem_inst: float) -> str:
+    """The launch's class for the per-class error (docs/gpumech.md):
+    ``atomic`` if it executes global atomics, ``memory-divergent`` if its
+    global/local memory instructions touch more than two 128-byte lines on
+    average (a coalesced warp access of 4-byte words touches one, of 8-byte
+    words two), else ``regular`` (coalesced memory or compute)."""
+    if atomic_insts > 0:
+        return CLASSES[0]
+    return CLASSES[1] if lines_per_mem_inst > DIVERGENT_LINES else CLASSES[2]
+
+
+def launch_demands(counts: np.ndarray, trace, kind: np.ndarray) -> dict:
+    """The launch's contention demands per warp instruction over all its
+    warps (:data:`.contention.DEMAND_COLUMNS`): load/store-unit lines,
+    shared-memory ways, L1 misses of loads, L2 requests and DRAM transfers
+    from the collector's counts, shared-memory ways from the trace."""
+    n = max(len(trace.pc), 1)
+    mem = (kind[trace.pc] == E.K_LOAD) | (kind[trace.pc] == E.K_STORE) | (kind[trace.pc] == E.K_ATOM)
+    smem = int(trace.nreq[mem & (trace.space == E.SP_SHARED)].sum())
+    loads = kind == E.K_LOAD
+    return {"lsu_lines": counts[:, PC_REQS].sum() / n, "smem_ways": smem / n,
+            "miss_reqs": counts[loads, PC_L1_MISS].sum() / n, "l2_reqs": counts[:, PC_L2_ACC].sum() / n,
+            "dram_reqs": (counts[:, PC_DRAM_RD].sum() + counts[:, PC_DRAM_WR].sum()) / n}
+
+
+def contention_resources(hw: dict, miss_latency: float, collector: CacheCollector, per_inst: dict | None = None,
+                         terms=TERMS) -> Resources:
+    """The queueing network's inputs for the launch the collector just ran
+    (its L2-slice and DRAM-channel shares, its demands per instruction) on
+    hardware ``hw``."""
+    return Resources(cores=hw["cores"], mshrs=hw["l1"]["mshrs"], miss_latency=miss_latency,
+                     l2_service=float(l2_service_cycles(hw)),
+                     slice_share=shares(collector.slice_requests, hw["l2"]["slices"]),
+                     dram_service=dram_burst_cycles(hw), channel_share=shares(collector.channel_transfers, hw["dram"]["channels"]),
+                     issue_rate=float(hw["issue_width"]), terms=frozenset(terms), per_inst=per_inst)
+
+
 def warm_up() -> None:
     """Load (or on the very first run, compile) the numba kernels on a
     one-instruction trace, so that host times measure the analysis and not
     the compiler."""
     from ..sim.trace_reader import LaunchTrace
-    from .collector import PC_N, _launch
+    from .collector import D_N, PC_N, _launch
     from .interval import all_warps
 
     lt = LaunchTrace(pc=np.zeros(1, np.int32), space=np.full(1, E.SP_GLOBAL, np.int8), nreq=np.ones(1, np.int16),
@@ -40,10 +85,11 @@ def warm_up() -> None:
     P[0, E.P_KIND], P[0, E.P_LAT] = E.K_LOAD, 1
     tags = np.full((1, 8), -1, np.int64)
     _launch(lt.warp_off, lt.pc, lt.space, lt.nreq, lt.line_off, lt.lines, P[:, E.P_KIND].copy(), 1, 1, 1, 1,
-            tags, np.zeros_like(tags), 1, 8, np.full(8, -1, np.int64), np.zeros(8, np.int64), np.zeros(8, np.int64),
-            1, 8, 1, 0, np.zeros((1, PC_N), np.int64))
+            tags, np.zeros((3, 1, 8), np.int64), 1, 8, np.full(8, -1, np.int64), np.zeros(8, np.int64), np.zeros(8, np.int64),
+            1, 8, 1, 0, np.zeros((1, PC_N), np.int64), np.ones(D_N, np.int64), np.full(1, -1, np.int64),
+            np.zeros(1, np.int64), np.zeros(1, np.int64))
     z = np.zeros(1)
-    all_warps(lt.warp_off, lt.pc, lt.space, lt.nreq, P, z, z, z, 1.0, 1.0, 1)
+    all_warps(lt.warp_off, lt.pc, lt.space, lt.nreq, P, z, z, z, z, 1.0, 1.0, 1)
 
 
 class GPUMech:
@@ -60,11 +106,19 @@ class GPUMech:
         intervals are computed and only the ``clustering`` selection is
         predicted.  None runs the interval algorithm on every warp and
         selects by clustering, MAX and MIN.
+    sync : dict or None
+        Scheduler -> how ``MT_CONTENTION`` sees its warps (``interval`` or
+        ``warp``, :func:`.contention.pass_time`); None: ``DEFAULT_SYNC``.
     """
 
-    def __init__(self, hw: dict, representatives: dict[int, int] | None = None):
+    def __init__(self, hw: dict, representatives: dict[int, int] | None = None, sync: dict | None = None):
         self.hw = hw
         self.representatives = representatives
+        self.sync = {**DEFAULT_SYNC, **(sync or {})}
+        bad = {k: v for k, v in self.sync.items() if k not in POLICIES or v not in SYNCS}
+        if bad:
+            raise ValueError(f"gpumech.contention_sync: {bad} (schedulers {', '.join(POLICIES)}; "
+                             f"values {', '.join(SYNCS)})")
 
     def run(self, trace: TraceDir, launches: list[int] | None = None) -> dict[str, pd.DataFrame]:
         """Tables ``predictions`` (launch, selection, policy, model, CPI),
@@ -105,8 +159,13 @@ class GPUMech:
                 chosen = {"clustering": int(self.representatives[lid])}
                 t_intervals = t_select = 0.0
             n_warps = occ["sm_occupancy"] * int(launch["warps_per_block"])
-            c = contention_inputs(hw, avg_miss_latency(counts, kind, hw))
+            miss_latency = avg_miss_latency(counts, kind, hw)
+            c = contention_inputs(hw, miss_latency)
+            per_inst = launch_demands(counts, lt, kind)
+            res = contention_resources(hw, miss_latency, collector, per_inst)
+            wpb, occ_sm, nb = int(launch["warps_per_block"]), occ["sm_occupancy"], int(launch["n_blocks"])
             t0 = time.perf_counter()
+            budget = []
             for sel, w in chosen.items():
                 prof = check_profile(timing.profile_columns(lt, w), f"launch {lid} warp {w}")
                 markov = cpi_markov_chain(prof, n_warps)      # the same under every policy
@@ -115,10 +174,26 @@ class GPUMech:
                         cpi = markov if model == "Markov_Chain" else predict(prof, n_warps, policy, c, model)
                         preds.append({"launch": lid, "selection": sel, "policy": policy, "model": model,
                                       "cpi": cpi})
+                    ct = predict_contention(prof, wpb, occ_sm, nb, self.sync[policy], res)
+                    preds.append({"launch": lid, "selection": sel, "policy": policy, "model": CONTENTION_MODEL,
+                                  "cpi": ct["cpi"]})
                     if sel == "clustering":
-                        stacks.append({"launch": lid, "policy": policy, **cpi_stack(prof, n_warps, policy, c)})
+                        stacks.append({"launch": lid, "policy": policy, "model": "MT_MSHR_BAND",
+                                       **cpi_stack(prof, n_warps, policy, c)})
+                        stacks.append({"launch": lid, "policy": policy, "model": CONTENTION_MODEL,
+                                       **{k: v for k, v in ct.items() if k != "cpi"}})
+                        budget.append((policy, prof))
             t_model = (time.perf_counter() - t0) / len(chosen)
+            for policy, prof in budget:     # the error budget (validation only, not timed): one term left out
+                for term in TERMS:
+                    r = contention_resources(hw, miss_latency, collector, per_inst, set(TERMS) - {term})
+                    preds.append({"launch": lid, "selection": "clustering", "policy": policy,
+                                  "model": f"{CONTENTION_MODEL}-{term}",
+                                  "cpi": predict_contention(prof, wpb, occ_sm, nb, self.sync[policy], r)["cpi"]})
             loads = kind == E.K_LOAD
+            execs = counts[:, PC_EXECS].sum()
+            lines_per_inst = counts[:, PC_REQS].sum() / execs if execs else 0.0
+            atomics = int(counts[kind == E.K_ATOM, PC_EXECS].sum())
             l1a, l1m = counts[loads, PC_L1_ACC].sum(), counts[loads, PC_L1_MISS].sum()
             l2a, l2m = counts[:, PC_L2_ACC].sum(), counts[:, PC_L2_MISS].sum()
             rows.append({"launch": lid, "kernel": launch["kernel"], "blocks": int(launch["n_blocks"]),
@@ -126,6 +201,8 @@ class GPUMech:
                          "representative": chosen["clustering"], "warp_max": chosen.get("max", -1),
                          "warp_min": chosen.get("min", -1), "avg_miss_latency": c.avg_miss_latency,
                          "l1_miss_rate": l1m / l1a if l1a else 0.0, "l2_miss_rate": l2m / l2a if l2a else 0.0,
+                         "lines_per_mem_inst": lines_per_inst, "atomic_insts": atomics,
+                         "workload_class": workload_class(atomics, lines_per_inst),
                          "collector_s": t_collect, "intervals_s": t_intervals, "select_s": t_select,
                          "model_s": t_model})
             pcs.insert(0, "launch", lid)

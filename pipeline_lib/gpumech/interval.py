@@ -15,7 +15,8 @@ does not issue in the next cycle; its stall cycles are the gap.
 Latencies per instruction (4.5.2): compute from the configuration; global
 and local memory the PC's AMAT from :mod:`.collector` (stores write no
 register and never stall); shared memory and constants their pipeline
-latency plus one cycle per extra request, as in the detailed simulator.
+latency plus one cycle per extra request, as in the detailed simulator, and
+so do global and local loads (the load/store unit sends one line per cycle).
 Synchronisation is not modelled (4.5.2).
 """
 from __future__ import annotations
@@ -27,12 +28,13 @@ from numba import njit
 from ..sim import engine as E
 
 # per-interval fields of the output buffer
-I_INSTS, I_STALL, I_MEM_INSTS, I_MEM_REQS, I_MISS_REQS, I_DRAM_REQS, I_CAUSE_PC, I_N = range(8)
+(I_INSTS, I_STALL, I_MEM_INSTS, I_MEM_REQS, I_MISS_REQS, I_DRAM_REQS, I_CAUSE_PC, I_LOAD_INSTS, I_LSU, I_SMEM,
+ I_L2_REQS, I_N) = range(12)
 CAUSE_NONE = -1
 
 
 @njit(cache=True)
-def warp_intervals(t_pc, t_space, t_nreq, lo, hi, P, amat, miss_per_req, dram_per_req,
+def warp_intervals(t_pc, t_space, t_nreq, lo, hi, P, amat, miss_per_req, dram_per_req, l2_per_req,
                    smem_lat, const_lat, regready, writer, out):
     """Intervals of the warp whose trace rows are [lo, hi).  ``P`` gives the
     compute latency per PC, ``amat`` the memory latency per PC; fills
@@ -77,11 +79,17 @@ def warp_intervals(t_pc, t_space, t_nreq, lo, hi, P, amat, miss_per_req, dram_pe
             if nr > 0 and (sp == E.SP_GLOBAL or sp == E.SP_LOCAL or sp == E.SP_MIXED):
                 cur[I_MEM_INSTS] += 1
                 cur[I_MEM_REQS] += nr
+                cur[I_LSU] += nr
                 cur[I_DRAM_REQS] += nr * dram_per_req[pc]
+                cur[I_L2_REQS] += nr * l2_per_req[pc]
                 if kind == E.K_LOAD:
+                    cur[I_LOAD_INSTS] += 1
                     cur[I_MISS_REQS] += nr * miss_per_req[pc]
-                done = t + amat[pc] if kind != E.K_STORE else t + 1.0
+                # the load/store unit sends one line per cycle, so the last
+                # line leaves nr - 1 cycles after the first (as shared memory)
+                done = t + amat[pc] + nr - 1 if kind != E.K_STORE else t + 1.0
             elif nr > 0 and sp == E.SP_SHARED:
+                cur[I_SMEM] += nr
                 done = t + smem_lat + nr - 1
             elif nr > 0 or sp == E.SP_CONST or sp == E.SP_PARAM:
                 done = t + const_lat + max(nr, 1) - 1
@@ -105,8 +113,8 @@ def warp_intervals(t_pc, t_space, t_nreq, lo, hi, P, amat, miss_per_req, dram_pe
 
 
 @njit(cache=True)
-def all_warps(warp_off, t_pc, t_space, t_nreq, P, amat, miss_per_req, dram_per_req, smem_lat, const_lat,
-              nregs):
+def all_warps(warp_off, t_pc, t_space, t_nreq, P, amat, miss_per_req, dram_per_req, l2_per_req, smem_lat,
+              const_lat, nregs):
     """Single-warp instructions and cycles of every warp (for eq. 14/15)."""
     nw = len(warp_off) - 1
     insts = np.zeros(nw, np.int64)
@@ -119,7 +127,7 @@ def all_warps(warp_off, t_pc, t_space, t_nreq, P, amat, miss_per_req, dram_per_r
     out = np.zeros((longest + 1, I_N))
     for w in range(nw):
         lo, hi = warp_off[w], warp_off[w + 1]
-        _, cyc = warp_intervals(t_pc, t_space, t_nreq, lo, hi, P, amat, miss_per_req, dram_per_req,
+        _, cyc = warp_intervals(t_pc, t_space, t_nreq, lo, hi, P, amat, miss_per_req, dram_per_req, l2_per_req,
                                 smem_lat, const_lat, regready, writer, out)
         insts[w] = hi - lo
         cycles[w] = cyc
@@ -137,6 +145,7 @@ class KernelTiming:
         self.amat = pcs["amat"].to_numpy(float) if len(pcs) else np.zeros(n)
         self.miss_per_req = pcs["l1_miss_per_req"].to_numpy(float) if len(pcs) else np.zeros(n)
         self.dram_per_req = pcs["dram_per_req"].to_numpy(float) if len(pcs) else np.zeros(n)
+        self.l2_per_req = pcs["l2_per_req"].to_numpy(float) if len(pcs) else np.zeros(n)
         self.events = pcs[["l1_hit", "l2_hit", "l2_miss"]].to_numpy(float) if len(pcs) else np.zeros((n, 3))
         self.smem_lat = float(hw["latency"]["shared"])
         self.const_lat = float(hw["latency"]["const"])
@@ -146,7 +155,8 @@ class KernelTiming:
     def warps(self, trace) -> pd.DataFrame:
         """Per warp of the launch: instructions, single-warp cycles and eq. 14's warp performance."""
         insts, cycles = all_warps(trace.warp_off, trace.pc, trace.space, trace.nreq, self.P, self.amat,
-                                  self.miss_per_req, self.dram_per_req, self.smem_lat, self.const_lat, self.nregs)
+                                  self.miss_per_req, self.dram_per_req, self.l2_per_req, self.smem_lat,
+                                  self.const_lat, self.nregs)
         return pd.DataFrame({"warp": np.arange(len(insts), dtype=np.int32), "insts": insts, "cycles": cycles,
                              "warp_perf": insts / np.maximum(cycles, 1.0)})
 
@@ -160,7 +170,7 @@ class KernelTiming:
         lo, hi = int(trace.warp_off[warp]), int(trace.warp_off[warp + 1])
         out = np.zeros((hi - lo + 1, I_N))
         n, _ = warp_intervals(trace.pc, trace.space, trace.nreq, lo, hi, self.P, self.amat,
-                              self.miss_per_req, self.dram_per_req, self.smem_lat, self.const_lat,
+                              self.miss_per_req, self.dram_per_req, self.l2_per_req, self.smem_lat, self.const_lat,
                               np.zeros(self.nregs), np.zeros(self.nregs, np.int64), out)
         o = out[:n]
         cause = o[:, I_CAUSE_PC].astype(np.int64)
@@ -171,5 +181,7 @@ class KernelTiming:
         ev = np.where(memory[:, None], self.events[safe], 0.0)
         return {"insts": o[:, I_INSTS], "stall_cycles": stall, "mem_insts": o[:, I_MEM_INSTS],
                 "mem_reqs": o[:, I_MEM_REQS], "miss_reqs": o[:, I_MISS_REQS], "dram_reqs": o[:, I_DRAM_REQS],
+                "load_insts": o[:, I_LOAD_INSTS], "lsu_lines": o[:, I_LSU], "smem_ways": o[:, I_SMEM],
+                "l2_reqs": o[:, I_L2_REQS],
                 "cause_pc": cause, "stall_dep": np.where(memory, 0.0, stall), "stall_l1": stall * ev[:, 0],
                 "stall_l2": stall * ev[:, 1], "stall_dram": stall * ev[:, 2]}

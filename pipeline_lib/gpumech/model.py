@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 PROFILE_COLUMNS = ["insts", "stall_cycles", "mem_insts", "mem_reqs"]
+# optional: see the module docstring and pipeline_lib.gpumech.contention
+OPTIONAL_COLUMNS = ("miss_reqs", "dram_reqs", "load_insts", "lsu_lines", "smem_ways", "l2_reqs")
 STACK = ["BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE"]   # Table 9
 POLICIES = ("rr", "gto")
 
@@ -48,10 +50,10 @@ def check_profile(profile, source: str = "interval profile") -> Profile:
     if missing:
         raise ValueError(f"{source}: missing column(s) {', '.join(missing)} (need {', '.join(PROFILE_COLUMNS)})")
     cols = {c: np.asarray(profile[c], np.float64) for c in profile.keys()
-            if c in PROFILE_COLUMNS or c.startswith("stall_") or c in ("miss_reqs", "dram_reqs")}
+            if c in PROFILE_COLUMNS or c.startswith("stall_") or c in OPTIONAL_COLUMNS}
     if len(cols["insts"]) == 0:
         raise ValueError(f"{source}: no intervals")
-    for c in PROFILE_COLUMNS + [c for c in ("miss_reqs", "dram_reqs") if c in cols]:
+    for c in PROFILE_COLUMNS + [c for c in OPTIONAL_COLUMNS if c in cols]:
         v = cols[c]
         if not np.isfinite(v).all() or (v < 0).any():
             raise ValueError(f"{source}: column {c!r} must be finite and non-negative")
@@ -141,14 +143,18 @@ def mshr_delay(profile, warps: int, mshrs: int, avg_miss_latency: float) -> np.n
     mean of that over j = 1..core_reqs minus avg_miss_latency (eq. 28); it
     is charged once per memory instruction of the interval, and only when
     core_reqs exceeds the MSHRs (eq. 29).  Requests are ``miss_reqs`` when
-    the profile has them (only L1 misses hold an MSHR), else ``mem_reqs``.
-    Expected request counts are rounded to whole requests.
+    the profile has them (only L1 misses hold an MSHR), else ``mem_reqs``;
+    the delay is charged per load (``load_insts``: stores and atomics hold
+    no MSHR and the warp does not wait for a store) where the profile has
+    them, else per memory instruction.  Expected request counts are rounded
+    to whole requests.
     """
     reqs = _arr(profile, "miss_reqs" if "miss_reqs" in profile else "mem_reqs")
     core_reqs = np.rint(reqs * warps)                                               # eq. 27
     safe = np.maximum(core_reqs, 1)
     exp_delay = avg_miss_latency * _sum_ceil(safe, mshrs) / safe - avg_miss_latency  # eq. 28
-    return np.where(core_reqs > mshrs, exp_delay * _arr(profile, "mem_insts"), 0.0)  # eq. 29
+    charged = _arr(profile, "load_insts" if "load_insts" in profile else "mem_insts")
+    return np.where(core_reqs > mshrs, exp_delay * charged, 0.0)                    # eq. 29
 
 
 def dram_service_cycles(core_clock_mhz: float, line_bytes: int, bandwidth_gbs: float) -> float:
@@ -212,46 +218,29 @@ def cpi_naive(profile, warps: int, issue_rate: float = 1.0) -> float:
 
 
 def cpi_markov_chain(profile, warps: int, issue_rate: float = 1.0) -> float:
-    """Markov_Chain baseline: our formulation of Chen and Aamodt's
-    first-order fine-grained multithreading model (HPCA 2009), fed from the
-    interval profile.
+    """Markov_Chain baseline (Table 8): the independent per-warp chain of
+    seed 000, 3.4.1 (eq. 7) and 2.4, fed from the interval profile, as
+    :mod:`pipeline_lib.tbpoint.markov` implements it.
 
-    The state is the number k of stalled warps (0..N).  In a cycle with
-    k < N a ready warp issues; the instruction ends an interval (the warp
-    stalls) with probability p = stalling intervals / instructions.  Each
-    stalled warp returns independently with probability r = 1 / (mean stall
-    cycles of a stalling interval) per cycle, so that a warp alone spends on
-    average that many cycles stalled.  Transitions: from k, j of the k stalled
-    warps return (Binomial(k, r)) and, if k < N, the issuing warp stalls
-    with probability p, so k -> k - j + s, s in {0, 1}.  The stationary
-    vector pi gives IPC = issue rate x (1 - pi_N) and CPI = 1 / IPC.  Like
-    the seed's description of the model, it assumes random interleaving and
-    one outstanding request per warp (no contention).
+    Each of the N warps is runnable or stalled; a runnable warp stalls with
+    probability p per instruction (p = stalling intervals / instructions,
+    the rate at which the profile's warp enters a stall) and a stalled warp
+    becomes runnable with probability 1 / M (M = mean stall cycles of a
+    stalling interval).  The chains are independent, so the core issues
+    unless every warp is stalled: IPC = issue rate x (1 - prod p M /
+    (1 + p M)) (``markov.interval_ipc``).  Like the seed's description of
+    the model it assumes random interleaving and no contention.
     """
-    from scipy.special import comb
+    from ..tbpoint.markov import interval_ipc
 
     insts = _arr(profile, "insts")
     stall = _arr(profile, "stall_cycles")
     stalls = stall > 0
     if not stalls.any():
         return 1.0 / issue_rate
-    p = stalls.sum() / insts.sum()
-    r = 1.0 / max(stall[stalls].mean(), 1.0)
-    n = int(warps)
-    k, j = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
-    ret = np.where(j <= k, comb(k, j) * r ** j * (1 - r) ** np.maximum(k - j, 0), 0.0)   # P(j of k return)
-    T = np.zeros((n + 1, n + 1))
-    for kk in range(n + 1):
-        jj = np.arange(kk + 1)
-        if kk < n:
-            np.add.at(T[kk], kk - jj + 1, ret[kk, jj] * p)
-            np.add.at(T[kk], kk - jj, ret[kk, jj] * (1 - p))
-        else:
-            np.add.at(T[kk], kk - jj, ret[kk, jj])
-    w, v = np.linalg.eig(T.T)
-    pi = np.real(v[:, np.argmin(np.abs(w - 1.0))])
-    pi = pi / pi.sum()
-    return float(1.0 / (issue_rate * (1.0 - pi[n])))
+    p = min(stalls.sum() / insts.sum(), 1.0)
+    m = max(stall[stalls].mean(), 1.0)
+    return float(1.0 / (issue_rate * interval_ipc(p, [m] * int(warps))))
 
 
 MODELS = ("Naive_Interval", "Markov_Chain", "MT", "MT_MSHR", "MT_MSHR_BAND")   # Table 8

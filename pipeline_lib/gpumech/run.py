@@ -16,19 +16,30 @@ from ..sim.output import F64, I32, I64, STR, write_frame
 from ..sim.trace_reader import TraceDir
 from ..trace.parquet_io import write_json, write_text
 from ..versions import GPUMECH_VERSION
-from .analysis import GPUMech
+from .analysis import CLASSES, GPUMech
+from .contention import MODEL as CONTENTION_MODEL
+from .contention import STACK_C, TERMS
 from .model import MODELS, POLICIES, STACK
 
+# Table 8's models, then the contention-aware model (docs/gpumech.md)
+ALL_MODELS = MODELS + (CONTENTION_MODEL,)
+STACK_ALL = list(dict.fromkeys(STACK + STACK_C))
+
 PREDICTIONS = [("launch", I32, ""), ("selection", STR, "representative warp: clustering (4.3.3), max or min (Fig. 23)"),
-               ("policy", STR, "rr or gto"), ("model", STR, "Table 8"), ("cpi", F64, "predicted cycles per warp "
-                                                                           "instruction of one core")]
-STACKS = [("launch", I32, ""), ("policy", STR, "")] + [(k, F64, "Table 9 category, CPI") for k in STACK]
+               ("policy", STR, "rr or gto"),
+               ("model", STR, f"Table 8, {CONTENTION_MODEL}, or {CONTENTION_MODEL}-<term> (without that term)"),
+               ("cpi", F64, "predicted cycles per warp instruction of one core")]
+STACKS = [("launch", I32, ""), ("policy", STR, ""), ("model", STR, f"MT_MSHR_BAND or {CONTENTION_MODEL}")] + \
+    [(k, F64, "CPI of the category (0 where the model has none)") for k in STACK_ALL]
 LAUNCHES = [("launch", I32, ""), ("kernel", STR, ""), ("blocks", I64, ""), ("system_occupancy", I64, ""),
             ("warps_per_core", I64, "SM occupancy x warps per block"),
             ("representative", I64, "launch-wide warp id chosen by clustering"), ("warp_max", I64, ""),
             ("warp_min", I64, ""), ("avg_miss_latency", F64, "eq. 28 input, cycles"),
             ("l1_miss_rate", F64, "collector: load requests missing the L1"),
-            ("l2_miss_rate", F64, "collector: L2 requests missing")]
+            ("l2_miss_rate", F64, "collector: L2 requests missing"),
+            ("lines_per_mem_inst", F64, "collector: 128-byte lines per global/local memory instruction"),
+            ("atomic_insts", I64, "collector: global atomic warp instructions"),
+            ("workload_class", STR, f"{', '.join(CLASSES)} (analysis.workload_class)")]
 HOST = ["collector_s", "intervals_s", "select_s", "model_s"]
 
 
@@ -37,21 +48,24 @@ def _write(df, cols, name, out, **meta) -> None:
                                       "library_version": __version__, **meta})
 
 
-def analyse_stage(wl: str, trace_dir, hw: dict, hw_name: str, out_dir, representatives_from=None) -> dict:
+def analyse_stage(wl: str, trace_dir, hw: dict, hw_name: str, out_dir, representatives_from=None,
+                  sync: dict | None = None) -> dict:
     """GPUMech on every launch of one workload: predictions, CPI stacks,
     per-launch inputs; host seconds go to ``host_time.json`` alone.  With
     ``representatives_from`` (the ``launches.parquet`` of the base
-    configuration) the representative warps are reused (4.6.5)."""
+    configuration) the representative warps are reused (4.6.5); ``sync``:
+    ``gpumech.contention_sync``."""
     t0 = time.perf_counter()
     reps = None
     if representatives_from:
         b = pd.read_parquet(representatives_from)
         reps = dict(zip(b["launch"].astype(int), b["representative"].astype(int)))
-    res = GPUMech(hw, reps).run(TraceDir(trace_dir))
+    res = GPUMech(hw, reps, sync).run(TraceDir(trace_dir))
     out = Path(out_dir)
     meta = dict(workload=wl, hardware=hw_name)
     _write(res["predictions"], PREDICTIONS, "gpumech_predictions", out / "predictions.parquet", **meta)
-    _write(res["stacks"], STACKS, "gpumech_cpi_stacks", out / "stacks.parquet", **meta)
+    _write(res["stacks"].reindex(columns=[c for c, _, _ in STACKS]).fillna(0.0), STACKS, "gpumech_cpi_stacks",
+           out / "stacks.parquet", **meta)
     _write(res["launches"], LAUNCHES, "gpumech_launches", out / "launches.parquet", **meta)
     L = res["launches"]
     host = {k: round(float(L[k].sum()), 4) for k in HOST}
@@ -62,10 +76,13 @@ def analyse_stage(wl: str, trace_dir, hw: dict, hw_name: str, out_dir, represent
 
 
 VALIDATION = [("workload", STR, ""), ("launch", I32, ""), ("kernel", STR, ""), ("policy", STR, ""),
-              ("blocks", I64, ""), ("warps_per_core", I64, ""),
+              ("blocks", I64, ""), ("warps_per_core", I64, ""), ("workload_class", STR, ""),
               ("sim_cpi", F64, "detailed simulation: cycles x cores / warp instructions"),
-              *[(f"cpi_{m}", F64, f"{m} prediction") for m in MODELS],
-              *[(f"err_{m}", F64, f"|{m} - sim| / sim") for m in MODELS],
+              *[(f"cpi_{m}", F64, f"{m} prediction") for m in ALL_MODELS],
+              *[(f"err_{m}", F64, f"|{m} - sim| / sim (CPI-relative)") for m in ALL_MODELS],
+              *[(f"ipc_err_{m}", F64, f"|IPC_{m} - IPC_sim| / IPC_sim = |{m} - sim| / {m}") for m in ALL_MODELS],
+              *[(f"err_without_{t}", F64, f"{CONTENTION_MODEL} without its {t} term, CPI-relative error")
+                for t in TERMS],
               ("err_max_warp", F64, "GPUMech error with the MAX warp (Fig. 23)"),
               ("err_min_warp", F64, "GPUMech error with the MIN warp"),
               ("collector_l1_miss_rate", F64, "input collector (Fig. 32)"),
@@ -94,10 +111,14 @@ def validation_table(items: list[dict], cores: int, min_waves: float, policies=P
                 p = P[(P["launch"] == lid) & (P["policy"] == policy)]
                 cpi = {(r["selection"], r["model"]): r["cpi"] for r in p.to_dict("records")}
                 row = {"workload": it["workload"], "launch": lid, "kernel": l["kernel"], "policy": policy,
-                       "blocks": int(l["blocks"]), "warps_per_core": int(l["warps_per_core"]), "sim_cpi": sim_cpi}
-                for m in MODELS:
+                       "blocks": int(l["blocks"]), "warps_per_core": int(l["warps_per_core"]),
+                       "workload_class": l["workload_class"], "sim_cpi": sim_cpi}
+                for m in ALL_MODELS:
                     row[f"cpi_{m}"] = cpi[("clustering", m)]
                     row[f"err_{m}"] = abs(cpi[("clustering", m)] - sim_cpi) / sim_cpi
+                    row[f"ipc_err_{m}"] = abs(cpi[("clustering", m)] - sim_cpi) / cpi[("clustering", m)]
+                for t in TERMS:
+                    row[f"err_without_{t}"] = abs(cpi[("clustering", f"{CONTENTION_MODEL}-{t}")] - sim_cpi) / sim_cpi
                 for sel in ("max", "min"):     # absent where the representative was reused
                     row[f"err_{sel}_warp"] = abs(cpi.get((sel, "MT_MSHR_BAND"), np.nan) - sim_cpi) / sim_cpi
                 for lvl in ("l1", "l2"):
@@ -106,6 +127,37 @@ def validation_table(items: list[dict], cores: int, min_waves: float, policies=P
                 rows.append(row)
     cols = [c for c, _, _ in VALIDATION]
     return pd.DataFrame(rows, columns=cols).sort_values(["policy", "workload", "launch"], ignore_index=True)
+
+
+def summary_budget(t: pd.DataFrame) -> list[str]:
+    """The error budget of the contention model: its mean CPI-relative error
+    with each term removed, and what the term removes."""
+    out = ["", f"Error budget of {CONTENTION_MODEL} (mean CPI-relative error, %; each row removes one term):", "",
+           "| without | RR | removed (RR) | GTO | removed (GTO) |", "|---|---:|---:|---:|---:|"]
+    for term in TERMS:
+        cells = []
+        for pol in POLICIES:
+            sel = t[t["policy"] == pol]
+            full, without = sel[f"err_{CONTENTION_MODEL}"].mean(), sel[f"err_without_{term}"].mean()
+            cells += [f"{100 * without:.1f}", f"{100 * (without - full):+.1f}"] if len(sel) else ["-", "-"]
+        out.append(f"| {term} | " + " | ".join(cells) + " |")
+    return out
+
+
+def summary_classes(t: pd.DataFrame) -> list[str]:
+    """Mean CPI-relative error by workload class and the share of launches
+    within 20%, for GPUMech and the contention model."""
+    out = ["", "By workload class (mean CPI-relative error, %; launches):", "",
+           "| class | policy | launches | MT_MSHR_BAND | " + CONTENTION_MODEL + " |", "|---|---|---:|---:|---:|"]
+    for (cls, pol), g in t.groupby(["workload_class", "policy"]):
+        out.append(f"| {cls} | {pol} | {len(g)} | {100 * g['err_MT_MSHR_BAND'].mean():.1f} | "
+                   f"{100 * g[f'err_{CONTENTION_MODEL}'].mean():.1f} |")
+    for pol in POLICIES:
+        sel = t[t["policy"] == pol]
+        if len(sel):
+            out.append(f"\nWithin 20% ({pol}): MT_MSHR_BAND {100 * (sel['err_MT_MSHR_BAND'] <= 0.2).mean():.0f}% of "
+                       f"the launches, {CONTENTION_MODEL} {100 * (sel[f'err_{CONTENTION_MODEL}'] <= 0.2).mean():.0f}%.")
+    return out
 
 
 MIN_MISS_RATE = 0.05
@@ -129,15 +181,19 @@ def validate_stage(hw_name: str, items: list[dict], cores: int, min_waves: float
     lines = [f"# GPUMech validation on {hw_name}", "",
              f"{int((t['policy'] == 'rr').sum())} launches with at least {min_waves:g} x system occupancy blocks, "
              f"{t['workload'].nunique()} workloads.", "",
-             "Average relative CPI error (%) against the detailed simulation (seed 4.6.2 in brackets):", "",
-             "| model | RR | GTO |", "|---|---:|---:|"]
-    for m in MODELS:
+             "Average error (%) against the detailed simulation. CPI-relative: |CPI_model - CPI_sim| / CPI_sim; "
+             "IPC-relative: |IPC_model - IPC_sim| / IPC_sim, the metric of the seed's figures (4.6.2; they exceed "
+             "100% for models that under-predict CPI), so the seed's numbers are in brackets there.", "",
+             "| model | RR CPI-rel. | RR IPC-rel. | GTO CPI-rel. | GTO IPC-rel. |", "|---|---:|---:|---:|---:|"]
+    for m in ALL_MODELS:
         cells = []
         for pol in POLICIES:
-            e = t.loc[t["policy"] == pol, f"err_{m}"]
+            sel = t[t["policy"] == pol]
             seed = SEED_AVG_ERROR.get((pol, m))
-            cells.append(f"{100 * e.mean():.1f}" + (f" ({seed})" if seed else "") if len(e) else "-")
+            cells.append(f"{100 * sel[f'err_{m}'].mean():.1f}" if len(sel) else "-")
+            cells.append(f"{100 * sel[f'ipc_err_{m}'].mean():.1f}" + (f" ({seed})" if seed else "") if len(sel) else "-")
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    lines += summary_budget(t) + summary_classes(t)
     for pol in POLICIES:
         sel = t[t["policy"] == pol]
         if len(sel):
@@ -179,8 +235,8 @@ def validate_stage(hw_name: str, items: list[dict], cores: int, min_waves: float
               f"Input collector vs simulation ({hw_name})", d / "fig32_miss_rate_error.png")
     for pol, fig in (("rr", "fig27_errors_rr.png"), ("gto", "fig28_errors_gto.png")):
         sel = t[t["policy"] == pol]
-        per_wl = sel.groupby("workload", as_index=False)[[f"err_{m}" for m in MODELS]].mean()
-        bar_chart(per_wl, "workload", [(m, f"err_{m}") for m in MODELS], 100, "CPI error (%)",
+        per_wl = sel.groupby("workload", as_index=False)[[f"err_{m}" for m in ALL_MODELS]].mean()
+        bar_chart(per_wl, "workload", [(m, f"err_{m}") for m in ALL_MODELS], 100, "CPI error (%)",
                   f"Model errors, {pol.upper()} ({hw_name})", d / fig)
     return t
 
@@ -191,7 +247,8 @@ SWEEPS = [("key", STR, "swept variant key (docs/hardware.md)"), ("value", I64, "
           ("dram_bandwidth_gbs", F64, ""), ("model", STR, "Table 8"), ("policy", STR, ""),
           ("avg_error", F64, "mean relative CPI error over the validated launches"), ("launches", I64, "")]
 STACK_TABLE = [("workload", STR, ""), ("warps", I64, "sm_limits.warps of the configuration"),
-               ("hardware", STR, ""), *[(k, F64, "mean over the validated launches, CPI") for k in STACK],
+               ("hardware", STR, ""), ("model", STR, f"MT_MSHR_BAND or {CONTENTION_MODEL}"),
+               *[(k, F64, "mean over the validated launches, CPI") for k in STACK_ALL],
                ("gpumech_cpi", F64, "sum of the stack"), ("sim_cpi", F64, "detailed simulation (the oracle)")]
 
 
@@ -204,7 +261,7 @@ def sweep_stage(points: list[dict], cores: int, min_waves: float, stack_workload
     rows, stack_rows = [], []
     for pt in points:
         t = validation_table(pt["items"], cores, min_waves, policies=(pt["policy"],))
-        for m in MODELS:
+        for m in ALL_MODELS:
             rows.append({"key": pt["key"], "value": pt["value"], "hardware": pt["hardware"],
                          "dram_bandwidth_gbs": pt["bandwidth"], "model": m, "policy": pt["policy"],
                          "avg_error": float(t[f"err_{m}"].mean()) if len(t) else float("nan"), "launches": len(t)})
@@ -216,15 +273,15 @@ def sweep_stage(points: list[dict], cores: int, min_waves: float, stack_workload
             keep = t.loc[t["workload"] == it["workload"], "launch"]
             st = it["stacks"]
             st = st[(st["policy"] == pt["policy"]) & st["launch"].isin(keep)]
-            if len(st):
-                mean = st[STACK].mean()
+            for model, sm in st.groupby("model"):
+                mean = sm.reindex(columns=STACK_ALL).fillna(0.0).mean()
                 stack_rows.append({"workload": it["workload"], "warps": pt["warps"], "hardware": pt["hardware"],
-                                   **mean.to_dict(), "gpumech_cpi": float(mean.sum()),
+                                   "model": model, **mean.to_dict(), "gpumech_cpi": float(mean.sum()),
                                    "sim_cpi": float(t.loc[t["workload"] == it["workload"], "sim_cpi"].mean())})
     sw = pd.DataFrame(rows, columns=[c for c, _, _ in SWEEPS]).sort_values(["key", "value", "model"], ignore_index=True)
     _write(sw, SWEEPS, "gpumech_sweeps", out_table)
     stacks = pd.DataFrame(stack_rows, columns=[c for c, _, _ in STACK_TABLE]).sort_values(
-        ["workload", "warps"], ignore_index=True)
+        ["workload", "model", "warps"], ignore_index=True)
     _write(stacks, STACK_TABLE, "gpumech_cpi_stacks", out_stacks)
     d = Path(fig_dir)
     for key, (fname, xlabel) in SWEEP_KEYS.items():
@@ -246,27 +303,32 @@ def _sweep_figure(sw: pd.DataFrame, xlabel: str, path) -> None:
 
 
 def _stacks_figure(stacks: pd.DataFrame, path) -> None:
-    """Fig. 33: per workload, the CPI stack at each warp count, normalised
-    by the simulated CPI of the fewest warps, with the simulated CPI (the
-    oracle) as a line."""
+    """Fig. 33: per workload (columns) and model (rows: GPUMech and the
+    contention model), the CPI stack at each warp count, normalised by the
+    simulated CPI of the fewest warps, with the simulated CPI (the oracle)
+    as a line."""
     plt = pyplot()
     wls = list(dict.fromkeys(stacks["workload"])) or ["(none)"]
-    fig, axes = plt.subplots(1, len(wls), figsize=(4 * len(wls), 3.5), squeeze=False)
-    for ax, wl in zip(axes[0], wls):
-        g = stacks[stacks["workload"] == wl].sort_values("warps")
-        if not len(g):
-            continue
-        norm = float(g["sim_cpi"].iloc[0]) or 1.0
-        x = np.arange(len(g))
-        bottom = np.zeros(len(g))
-        for k in STACK:
-            v = g[k].to_numpy() / norm
-            ax.bar(x, v, 0.6, bottom=bottom, label=k)
-            bottom += v
-        ax.plot(x, g["sim_cpi"].to_numpy() / norm, "k-o", label="simulation")
-        ax.set_xticks(x, [str(w) for w in g["warps"]])
-        ax.set_xlabel("warps per core")
-        ax.set_title(wl, fontsize=9)
-    axes[0, 0].set_ylabel("CPI / simulated CPI at the fewest warps")
-    axes[0, -1].legend(fontsize=6)
+    models = list(dict.fromkeys(stacks["model"])) or ["(none)"]
+    fig, axes = plt.subplots(len(models), len(wls), figsize=(4 * len(wls), 3.2 * len(models)), squeeze=False)
+    for row, model in enumerate(models):
+        for ax, wl in zip(axes[row], wls):
+            g = stacks[(stacks["workload"] == wl) & (stacks["model"] == model)].sort_values("warps")
+            if not len(g):
+                continue
+            norm = float(g["sim_cpi"].iloc[0]) or 1.0
+            x = np.arange(len(g))
+            bottom = np.zeros(len(g))
+            for k in STACK_ALL:
+                v = g[k].to_numpy() / norm
+                if not v.any():
+                    continue
+                ax.bar(x, v, 0.6, bottom=bottom, label=k)
+                bottom += v
+            ax.plot(x, g["sim_cpi"].to_numpy() / norm, "k-o", label="simulation")
+            ax.set_xticks(x, [str(w) for w in g["warps"]])
+            ax.set_xlabel("warps per core")
+            ax.set_title(f"{wl}: {model}", fontsize=9)
+            ax.legend(fontsize=5)
+        axes[row, 0].set_ylabel("CPI / simulated CPI at the fewest warps")
     save(fig, path)

@@ -14,10 +14,11 @@ Timing model in brief (the reasons are in docs/simulator.md):
   that handles one 128-byte line per cycle and one shared-memory pipeline that
   handles one bank-conflict way per cycle.
 * Memory side, by reservation: when a request leaves the SM its path through
-  the L1 (tags, MSHRs), the interconnect, an L2 slice (tags and a busy-until
-  time per slice) and DRAM (a busy-until time per bank and per channel data
+  the L1 (tags, MSHRs), the interconnect, an L2 slice (tags and a calendar of
+  booked cycles per slice) and DRAM (a calendar per bank and per channel data
   bus, open-row state per bank) is computed at once and yields the cycle its
-  data returns; queueing appears as requests finding resources busy.  The
+  data returns; queueing appears as requests finding the cycles after their
+  arrival booked.  The
   register the load writes becomes ready at that cycle.
 * Event skipping: every warp carries the earliest cycle it can issue; an SM
   with no issuable warp is not visited until then, and the clock jumps to the
@@ -95,27 +96,111 @@ UO_END, UO_START, UO_INSTRS, UO_L1_ACC, UO_L1_MISS, UO_L2_ACC, UO_L2_MISS, UO_N 
 RC_DONE, RC_RETIRED, RC_BUDGET = 0, 1, 2
 
 
+# Calendars of the shared memory resources (L2 slices, DRAM banks, DRAM
+# channel buses).  A request books the first free cycles at or after its
+# arrival, whatever order the requests are booked in: the lines of a load
+# whose load/store unit waits for an MSHR are booked when the instruction
+# issues but arrive later, and with a single busy-until time per resource
+# every earlier arrival from another SM queued behind them
+# (docs/simulator.md).  cal[r, 0] holds the number of booked intervals of
+# resource r, then cal[r, 1 + 2 i] and cal[r, 2 + 2 i] the start and end of
+# interval i, sorted and disjoint; adjacent bookings merge, so a busy
+# resource is one interval.
+CAL_INTERVALS = 32
+CAL_WIDTH = 3 + 2 * CAL_INTERVALS   # room for one interval more while merging
+
+
+@njit(cache=True, _nrt=False)
+def _book(cal, r, a, n, now):
+    """Book ``n`` cycles (slots) of resource ``r`` from the first free run at
+    or after ``a``; return its start.  Intervals that end by ``now`` (no
+    request arrives before the current cycle) are forgotten.  When the
+    calendar is full, the two intervals with the smallest gap merge (the gap
+    is lost: a slight overestimate of the queueing, only under extreme
+    fragmentation)."""
+    m = cal[r, 0]
+    drop = 0
+    while drop < m and cal[r, 2 + 2 * drop] <= now:
+        drop += 1
+    if drop > 0:
+        for i in range(2 * (m - drop)):
+            cal[r, 1 + i] = cal[r, 1 + 2 * drop + i]
+        m -= drop
+    if m == 0 or cal[r, 2 * m] < a:                 # after every booking: the common case
+        if m <= CAL_INTERVALS - 1:
+            cal[r, 1 + 2 * m] = a
+            cal[r, 2 + 2 * m] = a + n
+            cal[r, 0] = m + 1
+            return a
+    elif cal[r, 2 * m] == a:
+        cal[r, 2 * m] = a + n
+        cal[r, 0] = m
+        return a
+    s = a
+    i = 0
+    while i < m:
+        if cal[r, 2 + 2 * i] <= s:
+            i += 1
+            continue
+        if cal[r, 1 + 2 * i] >= s + n:
+            break
+        s = cal[r, 2 + 2 * i]
+        i += 1
+    # intervals before i end by s; interval i (if any) starts at s + n or later
+    prev = i > 0 and cal[r, 2 + 2 * (i - 1)] == s
+    nxt = i < m and cal[r, 1 + 2 * i] == s + n
+    if prev and nxt:
+        cal[r, 2 + 2 * (i - 1)] = cal[r, 2 + 2 * i]
+        for k in range(1 + 2 * i, 2 * m - 1):
+            cal[r, k] = cal[r, k + 2]
+        m -= 1
+    elif prev:
+        cal[r, 2 + 2 * (i - 1)] = s + n
+    elif nxt:
+        cal[r, 1 + 2 * i] = s
+    else:
+        for k in range(2 * m, 2 * i, -1):
+            cal[r, k + 2] = cal[r, k]
+        cal[r, 1 + 2 * i] = s
+        cal[r, 2 + 2 * i] = s + n
+        m += 1
+        if m > CAL_INTERVALS:      # the row has room for one more: merge the smallest gap
+            g = 0
+            for k in range(1, m - 1):
+                if cal[r, 1 + 2 * (k + 1)] - cal[r, 2 + 2 * k] < cal[r, 1 + 2 * (g + 1)] - cal[r, 2 + 2 * g]:
+                    g = k
+            cal[r, 2 + 2 * g] = cal[r, 2 + 2 * (g + 1)]
+            for k in range(1 + 2 * (g + 1), 2 * m - 1):
+                cal[r, k] = cal[r, k + 2]
+            m -= 1
+    cal[r, 0] = m
+    return s
+
+
 @njit(cache=True, _nrt=False, inline="always")
-def _dram(line, t, is_write, C, bank_free, bank_row, chan_free, burst, ST):
+def _dram(line, t, now, is_write, C, bank_cal, bank_row, chan_cal, burst, ST):
     """Reserve DRAM for one 128-byte line requested at cycle ``t``; return the
     cycle its data is back at the L2.  Lines interleave across channels; the
-    lines of a row (page) are consecutive in one channel and bank."""
+    lines of a row (page) are consecutive in one channel and bank.  The bank
+    is booked for the row-miss penalty (if any) and one burst from the first
+    cycle it is free; the channel's data bus is divided into burst-long
+    slots, and the transfer takes the first free slot after the row is open."""
     nch = C[C_CH]
     ch = line % nch
     local = line // nch
     bank = (local // C[C_PAGE_LINES]) % C[C_BANKS]
     row = local // (C[C_PAGE_LINES] * C[C_BANKS])
     b = ch * C[C_BANKS] + bank
-    start = max(float(t), bank_free[b])
     if C[C_ROW_OPEN] == 1 and bank_row[b] == row:
         ST[ST_ROW_HIT] += 1
+        rm = 0
     else:
-        start += C[C_ROW_MISS]
+        rm = C[C_ROW_MISS]
         ST[ST_ROW_ACT] += 1
     bank_row[b] = row if C[C_ROW_OPEN] == 1 else -1
-    data = max(start, chan_free[ch])
-    chan_free[ch] = data + burst
-    bank_free[b] = data + burst
+    start = _book(bank_cal, b, t, rm + np.int64(np.ceil(burst)), now)
+    slot = _book(chan_cal, ch, np.int64(np.ceil((start + rm) / burst)), 1, np.int64(now / burst))
+    data = slot * burst
     if is_write:
         ST[ST_DRAM_WR] += 1
     else:
@@ -124,16 +209,16 @@ def _dram(line, t, is_write, C, bank_free, bank_row, chan_free, burst, ST):
 
 
 @njit(cache=True, _nrt=False)
-def _l2(line, t, mode, C, G, L2, slice_free, bank_free, bank_row, chan_free, burst, ST, PCST, pc):
+def _l2(line, t, mode, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, pc):
     """A request for ``line`` leaves an SM at cycle ``t``; mode 0 read (L1
     fill), 1 write (store), 2 atomic.  Returns the cycle the reply reaches the
     SM.  L2: write-back, write-allocate without fetch, LRU, one slice per line
-    address modulo slices, each slice busy C_L2_SVC cycles per request."""
+    address modulo slices, each slice busy C_L2_SVC cycles per request
+    (booked on the slice's calendar from the request's arrival)."""
     icnt = C[C_ICNT]
     nsl = C[C_L2_SLICES]
     sl = line % nsl
-    start = max(t + icnt, slice_free[sl])
-    slice_free[sl] = start + C[C_L2_SVC]
+    start = _book(slice_cal, sl, t + icnt, C[C_L2_SVC], G[G_CYCLE])
     lookup_done = start + C[C_L2_LAT] - 2 * icnt
     ways = C[C_L2_WAYS]
     base = (sl * C[C_L2_SETS] + (line // nsl) % C[C_L2_SETS]) * ways
@@ -156,14 +241,14 @@ def _l2(line, t, mode, C, G, L2, slice_free, bank_free, bank_row, chan_free, bur
     if pc >= 0:
         PCST[pc, PC_L2_MISS] += 1
     if L2[L2_TAG, victim] != -1 and L2[L2_DIRTY, victim] == 1:
-        _dram(L2[L2_TAG, victim], lookup_done, True, C, bank_free, bank_row, chan_free, burst, ST)
+        _dram(L2[L2_TAG, victim], lookup_done, G[G_CYCLE], True, C, bank_cal, bank_row, chan_cal, burst, ST)
     L2[L2_TAG, victim] = line
     L2[L2_LRU, victim] = G[G_STAMP]
     if mode == 1:   # a store allocates the line without reading DRAM
         L2[L2_DIRTY, victim] = 1
         L2[L2_FILL, victim] = lookup_done
         return lookup_done + icnt
-    ready = _dram(line, lookup_done, False, C, bank_free, bank_row, chan_free, burst, ST)
+    ready = _dram(line, lookup_done, G[G_CYCLE], False, C, bank_cal, bank_row, chan_cal, burst, ST)
     L2[L2_DIRTY, victim] = 1 if mode == 2 else 0
     L2[L2_FILL, victim] = ready
     return ready + icnt
@@ -313,7 +398,7 @@ def _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P, ST):
 
 @njit(cache=True, _nrt=False, inline="always")
 def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_loff, t_lines,
-           P, L1, mshr, L2, slice_free, bank_free, bank_row, chan_free, burst, ST, PCST, ubbv):
+           P, L1, mshr, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, ubbv):
     """Issue the next instruction of warp slot ``w`` at cycle ``t`` (the
     caller has checked :func:`_unit_busy`).  Returns 1, or 2 if the warp's
     block retired."""
@@ -377,7 +462,7 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
                     if mshr[s, 0] > lsu:   # all MSHRs busy: the load/store unit waits
                         ST[ST_MSHR_STALL] += mshr[s, 0] - lsu
                         lsu = mshr[s, 0]
-                    rdy = _l2(line, lsu, 0, C, G, L2, slice_free, bank_free, bank_row, chan_free, burst, ST, PCST, pc)
+                    rdy = _l2(line, lsu, 0, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, pc)
                     _heap_replace_min(mshr, s, C[C_MSHR], rdy)
                     L1[L1_TAG, s, victim] = line
                     L1[L1_LRU, s, victim] = G[G_STAMP]
@@ -387,10 +472,10 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
             elif kind == K_STORE:
                 # write-through, no allocate: the line goes to the L2
                 ST[ST_L1_STORE] += 1
-                _l2(line, lsu, 1, C, G, L2, slice_free, bank_free, bank_row, chan_free, burst, ST, PCST, -1)
+                _l2(line, lsu, 1, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, -1)
             else:
                 ST[ST_ATOM_LINES] += 1
-                rdy = _l2(line, lsu, 2, C, G, L2, slice_free, bank_free, bank_row, chan_free, burst, ST, PCST, -1)
+                rdy = _l2(line, lsu, 2, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, -1)
                 if rdy > done:
                     done = rdy
             lsu += 1
@@ -461,7 +546,7 @@ def _emit_unit(G, UO, UBBV, ubbv, t_end):
 @njit(cache=True, _nrt=False)
 def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
         t_pc, t_space, t_nreq, t_nthr, t_loff, t_lines,
-        P, L1, mshr, L2, slice_free, bank_free, bank_row, chan_free, burst, ST, PCST, BO, UO, UBBV, ubbv, retired):
+        P, L1, mshr, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, BO, UO, UBBV, ubbv, retired):
     """Advance the launch set up in the state arrays.  Returns (code, n):
     RC_DONE when every block has retired, RC_RETIRED with ``n`` blocks listed
     in ``retired`` when C[C_WATCH] is set and blocks retired in the last
@@ -519,8 +604,8 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
                             SM[s, SM_LAST] = -1
                         continue
                     rc = _issue(cand, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,
-                                t_loff, t_lines, P, L1, mshr, L2, slice_free,
-                                bank_free, bank_row, chan_free, burst, ST, PCST, ubbv)
+                                t_loff, t_lines, P, L1, mshr, L2, slice_cal,
+                                bank_cal, bank_row, chan_cal, burst, ST, PCST, ubbv)
                     issued += 1
                     retired_here |= rc == 2
                     nret = _after_issue(cand, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv)
@@ -548,8 +633,8 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
                             mn = rw
                         continue
                     rc = _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,
-                                t_loff, t_lines, P, L1, mshr, L2, slice_free,
-                                bank_free, bank_row, chan_free, burst, ST, PCST, ubbv)
+                                t_loff, t_lines, P, L1, mshr, L2, slice_cal,
+                                bank_cal, bank_row, chan_cal, burst, ST, PCST, ubbv)
                     issued += 1
                     retired_here |= rc == 2
                     nret = _after_issue(w, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv)

@@ -204,6 +204,18 @@ def dram_bandwidth_gbs(hw: dict) -> float:
     return d["channels"] * d["bus_bits_per_channel"] / 8 * d["clock_mhz"] * 1e6 * d["transfers_per_clock"] / 1e9
 
 
+def l2_service_cycles(hw: dict) -> int:
+    """Core cycles an L2 slice is busy per request: line bytes / bytes per clock, rounded up."""
+    return max(1, -(-hw["l2"]["line_bytes"] // hw["l2"]["bytes_per_clock"]))
+
+
+def dram_burst_cycles(hw: dict) -> float:
+    """Core cycles a DRAM channel's data bus is busy per line (eq. 31's s for one channel)."""
+    d = hw["dram"]
+    bytes_per_core_cycle = d["bus_bits_per_channel"] / 8 * d["clock_mhz"] * d["transfers_per_clock"] / hw["core_clock_mhz"]
+    return float(hw["l2"]["line_bytes"] / bytes_per_core_cycle)
+
+
 def occupancy(hw: dict, threads_per_block: int, regs_per_thread: int, shared_bytes: int) -> dict:
     """Blocks resident per SM (SM occupancy) and in the GPU (system occupancy,
     seed 3.2.1) for a kernel, and the limiting resource.

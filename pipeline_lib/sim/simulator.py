@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..ptx import isa
 from . import engine as E
-from .hardware import occupancy
+from .hardware import dram_burst_cycles, l2_service_cycles, occupancy
 from .trace_reader import TraceDir
 
 _ALU_LATENCY = {"int": "int", "int_mul": "int_mul", "fp32": "fp32", "fp64": "fp64", "sfu": "sfu",
@@ -70,7 +70,7 @@ def engine_config(hw: dict) -> tuple[np.ndarray, float]:
     C[E.C_L2_SLICES] = l2["slices"]
     C[E.C_L2_SETS] = l2["size_bytes"] // (l2["line_bytes"] * l2["assoc"] * l2["slices"])
     C[E.C_L2_LAT] = l2["hit_latency"]
-    C[E.C_L2_SVC] = max(1, -(-l2["line_bytes"] // l2["bytes_per_clock"]))
+    C[E.C_L2_SVC] = l2_service_cycles(hw)
     C[E.C_ICNT] = hw["interconnect_latency"]
     C[E.C_CH] = d["channels"]
     C[E.C_BANKS] = d["banks"]
@@ -83,9 +83,7 @@ def engine_config(hw: dict) -> tuple[np.ndarray, float]:
     C[E.C_CONST_LAT] = lat["const"]
     C[E.C_BRANCH_LAT] = lat["branch"]
     C[E.C_BAR_LAT] = lat["barrier"]
-    bytes_per_core_cycle = (d["bus_bits_per_channel"] / 8 * d["clock_mhz"] * d["transfers_per_clock"]
-                            / hw["core_clock_mhz"])
-    return C, float(l2["line_bytes"] / bytes_per_core_cycle)
+    return C, dram_burst_cycles(hw)
 
 
 def kernel_static(instr: pd.DataFrame, hw: dict, bb_offset: int, reg_width: int) -> np.ndarray:
@@ -225,11 +223,11 @@ class Simulator:
         n2 = C[E.C_L2_SLICES] * C[E.C_L2_SETS] * C[E.C_L2_WAYS]
         self.L2 = np.zeros((4, n2), np.int64)
         self.L2[E.L2_TAG] = -1
-        self.slice_free = np.zeros(C[E.C_L2_SLICES], np.int64)
+        self.slice_cal = np.zeros((C[E.C_L2_SLICES], E.CAL_WIDTH), np.int64)
         nb = C[E.C_CH] * C[E.C_BANKS]
-        self.bank_free = np.zeros(nb, np.float64)
+        self.bank_cal = np.zeros((nb, E.CAL_WIDTH), np.int64)
         self.bank_row = np.full(nb, -1, np.int64)
-        self.chan_free = np.zeros(C[E.C_CH], np.float64)
+        self.chan_cal = np.zeros((C[E.C_CH], E.CAL_WIDTH), np.int64)
         self.ubbv = np.zeros(self.n_gbb, np.int64)
         self.retired = np.zeros(S * MAXB + 1, np.int64)
         self._units, self._unit_bbv = [], []
@@ -276,8 +274,8 @@ class Simulator:
         while True:
             rc, n = E.run(C, G, self.W, self.B, self.SM, self.regready, tr.warp_off, self._skip, blk_warp, blk_thread,
                           tr.pc, tr.space, tr.nreq, tr.nthreads, tr.line_off, tr.lines,
-                          st, self.L1, self.mshr, self.L2, self.slice_free, self.bank_free, self.bank_row,
-                          self.chan_free, self.burst, ST, PCST, self._bo, UO, UBBV, self.ubbv, self.retired)
+                          st, self.L1, self.mshr, self.L2, self.slice_cal, self.bank_cal, self.bank_row,
+                          self.chan_cal, self.burst, ST, PCST, self._bo, UO, UBBV, self.ubbv, self.retired)
             if rc == E.RC_DONE:
                 break
             if rc < 0:
