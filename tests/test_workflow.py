@@ -420,9 +420,14 @@ def test_gpumech_outputs_of_end_to_end_run(ran):
     for wl in TINY["workloads"]:
         p = pd.read_parquet(out / wl / "gpumech-baseline" / "predictions.parquet")
         L = pd.read_parquet(out / wl / "gpumech-baseline" / "launches.parquet")
-        assert set(p["model"]) == {"Naive_Interval", "Markov_Chain", "MT", "MT_MSHR", "MT_MSHR_BAND"}
+        from pipeline_lib.gpumech.contention import TERMS
+        budget = {f"MT_CONTENTION-{t}" for t in TERMS}
+        assert set(p["model"]) == {"Naive_Interval", "Markov_Chain", "MT", "MT_MSHR", "MT_MSHR_BAND",
+                                   "MT_CONTENTION"} | budget
         assert set(p["policy"]) == {"rr", "gto"} and (p["cpi"] > 0).all()
-        assert len(p) == len(L) * 3 * 2 * 5        # launches x selections x policies x models
+        # launches x selections x policies x models, and the error budget's terms for the clustering warp
+        assert len(p) == len(L) * 3 * 2 * 6 + len(L) * 2 * len(TERMS)
+        assert set(L["workload_class"]) <= {"atomic", "memory-divergent", "regular"}
     assert (out / "gpumech-baseline" / "summary.md").read_text().startswith("# GPUMech validation")
     for f in ("fig27_errors_rr", "fig28_errors_gto", "fig32_miss_rate_error", "fig29_warps", "fig30_mshrs",
               "fig31_dram_clock", "fig33_cpi_stacks"):
