@@ -13,8 +13,7 @@ from ..sim.hardware import dram_bandwidth_gbs, dram_burst_cycles, l2_service_cyc
 from ..sim.simulator import global_bb_ids, kernel_tables
 from ..sim.trace_reader import TraceDir
 from .collector import (PC_DRAM_RD, PC_DRAM_WR, PC_EXECS, PC_L1_ACC, PC_L1_MISS, PC_L2_ACC, PC_L2_MISS, PC_REQS,
-                        CacheCollector,
-                        avg_miss_latency, pc_latency_table)
+                        CacheCollector, avg_miss_latency, pc_latency_table)
 from .contention import MODEL as CONTENTION_MODEL
 from .contention import DEFAULT_SYNC, SYNCS, TERMS, Resources, predict_contention, shares
 from .interval import KernelTiming
@@ -50,7 +49,8 @@ def launch_demands(counts: np.ndarray, trace, kind: np.ndarray) -> dict:
     shared-memory ways, L1 misses of loads, L2 requests and DRAM transfers
     from the collector's counts, shared-memory ways from the trace."""
     n = max(len(trace.pc), 1)
-    mem = (kind[trace.pc] == E.K_LOAD) | (kind[trace.pc] == E.K_STORE) | (kind[trace.pc] == E.K_ATOM)
+    k = kind[trace.pc]
+    mem = (k == E.K_LOAD) | (k == E.K_STORE) | (k == E.K_ATOM)
     smem = int(trace.nreq[mem & (trace.space == E.SP_SHARED)].sum())
     loads = kind == E.K_LOAD
     return {"lsu_lines": counts[:, PC_REQS].sum() / n, "smem_ways": smem / n,

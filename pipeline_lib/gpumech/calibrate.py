@@ -45,13 +45,14 @@ def sync_errors(workloads: list[str], hw_name: str, results: Path, min_waves: fl
         if missing:
             raise FileNotFoundError(f"calibration of {wl}: missing {', '.join(missing)} (run the trace and "
                                     "simulate rules for it first)")
+        sim_tables = {p: pd.read_parquet(results / "sim" / wl / s / "launches.parquet").set_index("launch")
+                      for p, s in sims.items()}
         for sync in SYNCS:
             res = GPUMech(hw, sync={p: sync for p in POLICIES}).run(TraceDir(trace))
             L = res["launches"].set_index("launch")
             P = res["predictions"]
             P = P[(P["selection"] == "clustering") & (P["model"] == MODEL)]
-            for policy, sim_name in sims.items():
-                sim = pd.read_parquet(results / "sim" / wl / sim_name / "launches.parquet").set_index("launch")
+            for policy, sim in sim_tables.items():
                 for lid, l in L.iterrows():
                     if l["blocks"] < min_waves * l["system_occupancy"]:
                         continue
