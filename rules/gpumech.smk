@@ -67,6 +67,28 @@ rule gpumech_analyse:
         "../scripts/gpumech_analyse.py"
 
 
+rule gpumech_sim_stalls:
+    """The detailed simulation's stall breakdown, the CPI stack the models'
+    are compared with (a second simulation: the simulate rule's tables stay
+    as they are)."""
+    input:
+        check=f"{RESULTS}/traces/{{wl}}/check.json",
+        tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in ("launches", "blocks", "instructions", "warp_trace")],
+    output:
+        f"{GM_DIR}/{{wl}}/{{hw}}/sim_stalls.parquet",
+    params:
+        hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
+        code_version=SIMULATOR_VERSION,
+    resources:
+        mem_mb=CONFIG["simulate"]["mem_mb"],
+        runtime=CONFIG["simulate"]["runtime_min"],
+    threads: 1
+    log:
+        f"{RESULTS}/logs/gpumech_sim_stalls/{{wl}}/{{hw}}.log",
+    script:
+        "../scripts/gpumech_sim_stalls.py"
+
+
 rule gpumech_validate:
     input:
         predictions=expand(f"{GM_DIR}/{{wl}}/{{{{hw}}}}/predictions.parquet", wl=WORKLOADS),
@@ -75,15 +97,22 @@ rule gpumech_validate:
         sim_rr=lambda wc: expand(f"{RESULTS}/sim/{{wl}}/{gm_policy_sims(wc.hw)['rr']}/launches.parquet", wl=WORKLOADS),
         sim_gto=lambda wc: expand(f"{RESULTS}/sim/{{wl}}/{gm_policy_sims(wc.hw)['gto']}/launches.parquet", wl=WORKLOADS),
         sim_host=lambda wc: expand(f"{RESULTS}/sim/{{wl}}/{wc.hw}/host_time.json", wl=WORKLOADS),
+        stacks=expand(f"{GM_DIR}/{{wl}}/{{{{hw}}}}/stacks.parquet", wl=WORKLOADS),
+        stalls_rr=lambda wc: expand(f"{GM_DIR}/{{wl}}/{gm_policy_sims(wc.hw)['rr']}/sim_stalls.parquet", wl=WORKLOADS),
+        stalls_gto=lambda wc: expand(f"{GM_DIR}/{{wl}}/{gm_policy_sims(wc.hw)['gto']}/sim_stalls.parquet",
+                                     wl=WORKLOADS),
     output:
         table=f"{GM_DIR}/{{hw}}/validation.parquet",
+        stack_check=f"{GM_DIR}/{{hw}}/stack_check.parquet",
         summary=f"{GM_DIR}/{{hw}}/summary.md",
         host_summary=f"{GM_DIR}/{{hw}}/host_time.md",
         figures=[figure(f"{GM_DIR}/{{hw}}/{f}.png", f"gpumech/{f}", "GPUMech", "Validation on {hw}")
-                 for f in ("fig27_errors_rr", "fig28_errors_gto", "fig32_miss_rate_error")],
+                 for f in ("fig27_errors_rr", "fig28_errors_gto", "fig32_miss_rate_error",
+                           "fig34_stacks_vs_simulation")],
     params:
         workloads=WORKLOADS,
         cores=lambda wc: _hw(wc.hw)["cores"],
+        issue_width=lambda wc: _hw(wc.hw)["issue_width"],
         min_waves=GM["min_waves"],
         code_version=GPUMECH_VERSION,
     resources:

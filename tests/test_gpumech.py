@@ -264,7 +264,9 @@ def test_validation_keeps_long_launches_and_measures_relative_error(tmp_path):
     launches = pd.DataFrame({"launch": [0, 1], "kernel": ["k", "k"], "blocks": [300, 200],
                              "system_occupancy": [100, 100], "warps_per_core": [32, 32],
                              "l1_miss_rate": [0.3, 0.3], "l2_miss_rate": [0.01, 0.01],
-                             "workload_class": ["regular", "regular"]})
+                             "workload_class": ["regular", "regular"],
+                             **{f"ordered_{lvl}_miss_rate_{p}": [0.38, 0.38] if lvl == "l1" else [0.02, 0.02]
+                                for p in M.POLICIES for lvl in ("l1", "l2")}})
     from pipeline_lib.gpumech.contention import MODEL, TERMS
     from pipeline_lib.gpumech.run import ALL_MODELS
     models = list(ALL_MODELS) + [f"{MODEL}-{t}" for t in TERMS]
@@ -276,7 +278,8 @@ def test_validation_keeps_long_launches_and_measures_relative_error(tmp_path):
     sim = {"rr": pd.DataFrame({"launch": [0, 1], "cycles": [1000, 1000], "warp_instrs": [8000, 8000], **rates}),
            "gto": pd.DataFrame({"launch": [0, 1], "cycles": [500, 500], "warp_instrs": [8000, 8000], **rates})}
     items = [{"workload": "w", "predictions": preds, "launches": launches, "sim": sim}]
-    times = [{"workload": "w", "collector_s": 0.1, "intervals_s": 0.1, "select_s": 0.0, "model_s": 0.05, "sim_s": 5.0}]
+    times = [{"workload": "w", "collector_s": 0.1, "ordered_collector_s": 0.2, "intervals_s": 0.1, "select_s": 0.0,
+              "model_s": 0.05, "sim_s": 5.0}]
     t = validate_stage("hw", items, 16, 3, tmp_path / "v.parquet", tmp_path / "s.md", tmp_path, times,
                        tmp_path / "h.md")
     assert t["launch"].tolist() == [0, 0]            # launch 1 has only 2 waves
@@ -289,10 +292,13 @@ def test_validation_keeps_long_launches_and_measures_relative_error(tmp_path):
     # the seed's metric, so its figures stand beside it
     assert "| MT_MSHR_BAND | 25.0 | 33.3 (13.2) | 50.0 | 33.3 (14.0) |" in md
     assert rr["ipc_err_MT_MSHR_BAND"] == pytest.approx(1 / 3)
-    assert "| w | 0.25 | 0.15 | 5.00 | 20.0 | 33.3 |" in (tmp_path / "h.md").read_text()
+    # GPUMech = every part; re-evaluation = one scheduler's ordered collector (0.2 / 2) + models
+    assert "| w | 0.45 | 0.15 | 5.00 | 11.1 | 33.3 |" in (tmp_path / "h.md").read_text()
     assert "host" not in md.lower()
-    # Fig. 32: |0.3 - 0.4| / 0.4 on L1; the L2's 2% simulated rate is below the 5% cut
-    assert "- RR: L1 25.0% (1 launches), L2 none qualifies" in md
+    # Fig. 32: |0.3 - 0.4| / 0.4 on L1 (round-robin), |0.38 - 0.4| / 0.4 (ordered); the L2's 2%
+    # simulated rate is below the 5% cut
+    assert "- RR, round-robin: L1 25.0% (1 launches), L2 none qualifies" in md
+    assert "- GTO, scheduler-ordered: L1 5.0% (1 launches), L2 none qualifies" in md
 
 
 def test_two_means_matches_scikit_learn_on_separated_groups():
@@ -314,7 +320,8 @@ def test_sweep_stage_averages_errors_per_point_and_builds_stacks(tmp_path):
     from pipeline_lib.gpumech.run import sweep_stage
     launches = pd.DataFrame({"launch": [0], "kernel": ["k"], "blocks": [400], "system_occupancy": [100],
                              "warps_per_core": [8], "l1_miss_rate": [0.5], "l2_miss_rate": [0.5],
-                             "workload_class": ["regular"]})
+                             "workload_class": ["regular"],
+                             **{f"ordered_{lvl}_miss_rate_{p}": [0.5] for p in M.POLICIES for lvl in ("l1", "l2")}})
     from pipeline_lib.gpumech.contention import MODEL, STACK_C, TERMS
     from pipeline_lib.gpumech.run import ALL_MODELS
     models = list(ALL_MODELS) + [f"{MODEL}-{t}" for t in TERMS]

@@ -57,7 +57,7 @@ SCALING = {"scaling_profile", "scaling_counters", "scaling_dataset", "scaling_tr
            "scaling_predict"}
 TBP_PER_WL = {"tbpoint_inter_launch", "tbpoint_regions", "tbpoint_sample", "tbpoint_baselines"}
 TBP_SUMMARIES = {"tbpoint_validate", "tbpoint_sensitivity", "tbpoint_kernel_types", "tbpoint_markov"}
-GPUMECH = {"gpumech_analyse", "gpumech_validate", "gpumech_sweep"}
+GPUMECH = {"gpumech_analyse", "gpumech_sim_stalls", "gpumech_validate", "gpumech_sweep"}
 SIMPROF = {"simprof_input", "simprof_jar", "simprof_profile", "simprof_phases", "simprof_sampling",
            "simprof_sensitivity", "simprof_overhead", "simprof_summary"}
 SPARK_RULES = {"simprof_profile", "simprof_overhead"}    # a Spark job's threads are its executor's
@@ -430,8 +430,15 @@ def test_gpumech_outputs_of_end_to_end_run(ran):
         assert set(L["workload_class"]) <= {"atomic", "memory-divergent", "regular"}
     assert (out / "gpumech-baseline" / "summary.md").read_text().startswith("# GPUMech validation")
     for f in ("fig27_errors_rr", "fig28_errors_gto", "fig32_miss_rate_error", "fig29_warps", "fig30_mshrs",
-              "fig31_dram_clock", "fig33_cpi_stacks"):
+              "fig31_dram_clock", "fig33_cpi_stacks", "fig34_stacks_vs_simulation"):
         assert (out / "gpumech-baseline" / f"{f}.png").stat().st_size > 0
+    # the simulated stall breakdown accounts for every SM-cycle, and the stack check sets it beside the model's
+    for wl in TINY["workloads"]:
+        st = pd.read_parquet(out / wl / GTO / "sim_stalls.parquet")
+        cats = ["BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "LSU", "SMEM", "IDLE"]
+        assert (st[cats].sum(axis=1) == st["cycles"] * 16).all() and (st["BASE"] == st["warp_instrs"]).all()
+    sc = pd.read_parquet(out / "gpumech-baseline" / "stack_check.parquet")
+    assert set(sc["source"]) <= {"MT_CONTENTION", "simulation"}
     # the sweep point reuses the base's representative warps (4.6.5) and skips MAX/MIN
     for wl in TINY["workloads"]:
         base = pd.read_parquet(out / wl / "gpumech-baseline" / "launches.parquet")

@@ -20,6 +20,7 @@ from .interval import KernelTiming
 from .model import (MODELS, POLICIES, Contention, check_profile, cpi_markov_chain, cpi_stack,
                     dram_service_cycles, predict)
 from .representative import SELECTIONS, select_warp
+from .scheduled import ScheduledCollector
 
 
 def contention_inputs(hw: dict, miss_latency: float) -> Contention:
@@ -58,6 +59,14 @@ def launch_demands(counts: np.ndarray, trace, kind: np.ndarray) -> dict:
             "dram_reqs": (counts[:, PC_DRAM_RD].sum() + counts[:, PC_DRAM_WR].sum()) / n}
 
 
+def miss_rates(counts: np.ndarray, kind: np.ndarray) -> tuple[float, float]:
+    """The collector's L1 miss rate of load requests and L2 miss rate of all requests."""
+    loads = kind == E.K_LOAD
+    l1a, l1m = counts[loads, PC_L1_ACC].sum(), counts[loads, PC_L1_MISS].sum()
+    l2a, l2m = counts[:, PC_L2_ACC].sum(), counts[:, PC_L2_MISS].sum()
+    return float(l1m / l1a) if l1a else 0.0, float(l2m / l2a) if l2a else 0.0
+
+
 def contention_resources(hw: dict, miss_latency: float, collector: CacheCollector, per_inst: dict | None = None,
                          terms=TERMS) -> Resources:
     """The queueing network's inputs for the launch the collector just ran
@@ -70,7 +79,7 @@ def contention_resources(hw: dict, miss_latency: float, collector: CacheCollecto
                      issue_rate=float(hw["issue_width"]), terms=frozenset(terms), per_inst=per_inst)
 
 
-def warm_up() -> None:
+def warm_up(hw: dict) -> None:
     """Load (or on the very first run, compile) the numba kernels on a
     one-instruction trace, so that host times measure the analysis and not
     the compiler."""
@@ -90,6 +99,7 @@ def warm_up() -> None:
             np.zeros(1, np.int64), np.zeros(1, np.int64))
     z = np.zeros(1)
     all_warps(lt.warp_off, lt.pc, lt.space, lt.nreq, P, z, z, z, z, 1.0, 1.0, 1)
+    ScheduledCollector(hw, "rr").run(lt, P, 1, 1, 1)
 
 
 class GPUMech:
@@ -126,11 +136,12 @@ class GPUMech:
         representative warps, warps per core, collector miss rates and host
         seconds per part) and ``pcs`` (the collector's per-PC table)."""
         hw = self.hw
-        warm_up()
+        warm_up(hw)
         # the engine's per-PC tables (kinds, compute latencies, registers), as the simulator builds them
         instr = trace.instructions
         static = kernel_tables(instr, hw, global_bb_ids(instr)[0] if len(instr) else {})
-        collector = CacheCollector(hw)
+        collector = CacheCollector(hw)                 # the seed's models' collector (round-robin order)
+        ordered = {p: ScheduledCollector(hw, p) for p in POLICIES}     # MT_CONTENTION's, per scheduler
         keep = None if launches is None else set(int(x) for x in launches)
         preds, stacks, rows, pcs_out = [], [], [], []
         for launch in trace.launches.sort_values("launch").to_dict("records"):
@@ -144,6 +155,10 @@ class GPUMech:
             counts = collector.run(lt, kind, int(launch["n_blocks"]), int(launch["warps_per_block"]),
                                    occ["sm_occupancy"])
             t_collect = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            counts_p = {p: ordered[p].run(lt, P, int(launch["n_blocks"]), int(launch["warps_per_block"]),
+                                          occ["sm_occupancy"]) for p in POLICIES}
+            t_ordered = time.perf_counter() - t0        # both schedulers
             if keep is not None and lid not in keep:     # caches still see every launch
                 continue
             pcs = pc_latency_table(counts, hw)
@@ -161,8 +176,13 @@ class GPUMech:
             n_warps = occ["sm_occupancy"] * int(launch["warps_per_block"])
             miss_latency = avg_miss_latency(counts, kind, hw)
             c = contention_inputs(hw, miss_latency)
-            per_inst = launch_demands(counts, lt, kind)
-            res = contention_resources(hw, miss_latency, collector, per_inst)
+            # MT_CONTENTION's inputs per scheduler: its collector's latencies, demands and shares
+            inputs = {}
+            for p in POLICIES:
+                pm = avg_miss_latency(counts_p[p], kind, hw)
+                per_inst = launch_demands(counts_p[p], lt, kind)
+                inputs[p] = (KernelTiming(P, pc_latency_table(counts_p[p], hw), hw), pm, per_inst,
+                             contention_resources(hw, pm, ordered[p], per_inst))
             wpb, occ_sm, nb = int(launch["warps_per_block"]), occ["sm_occupancy"], int(launch["n_blocks"])
             t0 = time.perf_counter()
             budget = []
@@ -174,7 +194,8 @@ class GPUMech:
                         cpi = markov if model == "Markov_Chain" else predict(prof, n_warps, policy, c, model)
                         preds.append({"launch": lid, "selection": sel, "policy": policy, "model": model,
                                       "cpi": cpi})
-                    ct = predict_contention(prof, wpb, occ_sm, nb, self.sync[policy], res)
+                    prof_c = check_profile(inputs[policy][0].profile_columns(lt, w), f"launch {lid} warp {w}")
+                    ct = predict_contention(prof_c, wpb, occ_sm, nb, self.sync[policy], inputs[policy][3])
                     preds.append({"launch": lid, "selection": sel, "policy": policy, "model": CONTENTION_MODEL,
                                   "cpi": ct["cpi"]})
                     if sel == "clustering":
@@ -182,28 +203,30 @@ class GPUMech:
                                        **cpi_stack(prof, n_warps, policy, c)})
                         stacks.append({"launch": lid, "policy": policy, "model": CONTENTION_MODEL,
                                        **{k: v for k, v in ct.items() if k != "cpi"}})
-                        budget.append((policy, prof))
+                        budget.append((policy, prof_c))
             t_model = (time.perf_counter() - t0) / len(chosen)
             for policy, prof in budget:     # the error budget (validation only, not timed): one term left out
+                _, pm, per_inst, _ = inputs[policy]
                 for term in TERMS:
-                    r = contention_resources(hw, miss_latency, collector, per_inst, set(TERMS) - {term})
+                    r = contention_resources(hw, pm, ordered[policy], per_inst, set(TERMS) - {term})
                     preds.append({"launch": lid, "selection": "clustering", "policy": policy,
                                   "model": f"{CONTENTION_MODEL}-{term}",
                                   "cpi": predict_contention(prof, wpb, occ_sm, nb, self.sync[policy], r)["cpi"]})
-            loads = kind == E.K_LOAD
             execs = counts[:, PC_EXECS].sum()
             lines_per_inst = counts[:, PC_REQS].sum() / execs if execs else 0.0
             atomics = int(counts[kind == E.K_ATOM, PC_EXECS].sum())
-            l1a, l1m = counts[loads, PC_L1_ACC].sum(), counts[loads, PC_L1_MISS].sum()
-            l2a, l2m = counts[:, PC_L2_ACC].sum(), counts[:, PC_L2_MISS].sum()
+            l1_rate, l2_rate = miss_rates(counts, kind)
             rows.append({"launch": lid, "kernel": launch["kernel"], "blocks": int(launch["n_blocks"]),
                          "system_occupancy": occ["system_occupancy"], "warps_per_core": n_warps,
                          "representative": chosen["clustering"], "warp_max": chosen.get("max", -1),
                          "warp_min": chosen.get("min", -1), "avg_miss_latency": c.avg_miss_latency,
-                         "l1_miss_rate": l1m / l1a if l1a else 0.0, "l2_miss_rate": l2m / l2a if l2a else 0.0,
+                         "l1_miss_rate": l1_rate, "l2_miss_rate": l2_rate,
                          "lines_per_mem_inst": lines_per_inst, "atomic_insts": atomics,
                          "workload_class": workload_class(atomics, lines_per_inst),
-                         "collector_s": t_collect, "intervals_s": t_intervals, "select_s": t_select,
+                         **{f"ordered_{lvl}_miss_rate_{p}": v for p in POLICIES
+                            for lvl, v in zip(("l1", "l2"), miss_rates(counts_p[p], kind))},
+                         "collector_s": t_collect, "ordered_collector_s": t_ordered, "intervals_s": t_intervals,
+                         "select_s": t_select,
                          "model_s": t_model})
             pcs.insert(0, "launch", lid)
             pcs_out.append(pcs)

@@ -45,7 +45,7 @@ L1_LRU, L1_FILL, L1_EV = range(3)
 D_CH, D_BANKS, D_PAGE_LINES, D_ROW_OPEN, D_N = range(5)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _dram_access(line, write, D, bank_row, chan_hist, out, pc):
     """One DRAM transfer: counts it on its channel and, for a read, whether
     it opens a new row (the simulator's mapping: lines interleave across
@@ -62,7 +62,7 @@ def _dram_access(line, write, D, bank_row, chan_hist, out, pc):
     bank_row[bank] = row if D[D_ROW_OPEN] == 1 else -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _l2_access(line, write, L2tag, L2lru, L2dirty, l2_sets, l2_ways, slices, stamp, out, pc,
                D, bank_row, slice_hist, chan_hist):
     """One request at the L2; returns 2 (hit) or 3 (miss).  Counts the
@@ -92,6 +92,19 @@ def _l2_access(line, write, L2tag, L2lru, L2dirty, l2_sets, l2_ways, slices, sta
         out[pc, PC_DRAM_RD] += 1
         _dram_access(line, False, D, bank_row, chan_hist, out, pc)
     return 3
+
+
+@njit(cache=True, _nrt=False)
+def _l1_find(s, line, L1tag, L1st, l1_sets, l1_ways):
+    """Core ``s``'s L1 way holding ``line`` (-1 if none) and the LRU victim of its set."""
+    base = (line % l1_sets) * l1_ways
+    victim = base
+    for i in range(base, base + l1_ways):
+        if L1tag[s, i] == line:
+            return i, victim
+        if L1tag[s, victim] != -1 and (L1tag[s, i] == -1 or L1st[L1_LRU, s, i] < L1st[L1_LRU, s, victim]):
+            victim = i
+    return -1, victim
 
 
 @njit(cache=True)
@@ -140,16 +153,7 @@ def _launch(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, kind, n_blocks, wp
                         out[pc, PC_REQS] += 1
                         if kd == K_LOAD:
                             out[pc, PC_L1_ACC] += 1
-                            base = (line % l1_sets) * l1_ways
-                            hit = -1
-                            victim = base
-                            for i in range(base, base + l1_ways):
-                                if L1tag[s, i] == line:
-                                    hit = i
-                                    break
-                                if L1tag[s, victim] != -1 and (L1tag[s, i] == -1 or
-                                                               L1st[L1_LRU, s, i] < L1st[L1_LRU, s, victim]):
-                                    victim = i
+                            hit, victim = _l1_find(s, line, L1tag, L1st, l1_sets, l1_ways)
                             if hit >= 0:
                                 L1st[L1_LRU, s, hit] = stamp
                                 ev = 1

@@ -39,8 +39,24 @@ LAUNCHES = [("launch", I32, ""), ("kernel", STR, ""), ("blocks", I64, ""), ("sys
             ("l2_miss_rate", F64, "collector: L2 requests missing"),
             ("lines_per_mem_inst", F64, "collector: 128-byte lines per global/local memory instruction"),
             ("atomic_insts", I64, "collector: global atomic warp instructions"),
-            ("workload_class", STR, f"{', '.join(CLASSES)} (analysis.workload_class)")]
-HOST = ["collector_s", "intervals_s", "select_s", "model_s"]
+            ("workload_class", STR, f"{', '.join(CLASSES)} (analysis.workload_class)"),
+            *[(f"ordered_{lvl}_miss_rate_{p}", F64, f"scheduler-ordered collector under {p}: {lvl.upper()} miss rate")
+              for p in POLICIES for lvl in ("l1", "l2")]]
+HOST = ["collector_s", "ordered_collector_s", "intervals_s", "select_s", "model_s"]
+
+# the CPI stack against the simulation's stall breakdown: model categories
+# grouped into the simulator's (engine.STALL_NAMES; queueing at a level is
+# waiting for that level in the simulator, the launch tail its idle SMs)
+STACK_GROUPS = {"BASE": ("BASE",), "DEP": ("DEP",), "L1": ("L1",), "L2": ("L2", "L2_QUEUE"),
+                "DRAM": ("DRAM", "DRAM_QUEUE"), "MSHR": ("MSHR",), "LSU": ("LSU", "SMEM"), "IDLE": ("TAIL",)}
+SIM_GROUPS = {"BASE": ("BASE",), "DEP": ("DEP",), "L1": ("L1",), "L2": ("L2",), "DRAM": ("DRAM",),
+              "MSHR": ("MSHR",), "LSU": ("LSU", "SMEM"), "IDLE": ("IDLE",)}
+SIM_STALLS = [("launch", I32, ""), ("cycles", I64, ""), ("warp_instrs", I64, ""),
+              *[(k, I64, "SM-cycles in this category (engine.STALL_NAMES; they sum to cycles x cores)")
+                for k in ("BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "LSU", "SMEM", "IDLE")]]
+STACK_CHECK = [("workload", STR, ""), ("policy", STR, ""), ("source", STR, f"{CONTENTION_MODEL} or simulation"),
+               ("launches", I64, "validated launches averaged"),
+               *[(k, F64, "CPI of the category") for k in STACK_GROUPS], ("cpi", F64, "sum of the categories")]
 
 
 def _write(df, cols, name, out, **meta) -> None:
@@ -75,6 +91,89 @@ def analyse_stage(wl: str, trace_dir, hw: dict, hw_name: str, out_dir, represent
     return host
 
 
+def sim_stalls_stage(wl: str, trace_dir, hw: dict, hw_name: str, out) -> None:
+    """The detailed simulation's stall breakdown per launch (the CPI stack
+    it is compared with; docs/simulator.md, "Stall breakdown")."""
+    from ..sim.simulator import Simulator
+    st = Simulator(hw, TraceDir(trace_dir), label=f"{wl} on {hw_name}").run().stalls
+    _write(st, SIM_STALLS, "gpumech_sim_stalls", out, workload=wl, hardware=hw_name)
+
+
+def per_cycle_stack(st: pd.DataFrame, issue_width: int) -> pd.DataFrame:
+    """MT_CONTENTION's stack rows in the simulator's accounting, where a
+    cycle is BASE when the core issues and a stall otherwise: the model
+    splits each warp's time, so that its BASE (the issue station's
+    residence) is below the issue cycles whenever other warps' stalls
+    overlap it.  Here BASE = 1 / issue width (one issue slot per
+    instruction, at most the CPI less the tail), TAIL stays, and the rest of
+    the CPI is shared among the other categories in the model's
+    proportions."""
+    cats = st.reindex(columns=STACK_ALL).fillna(0.0)
+    cpi = cats.sum(axis=1)
+    tail = cats["TAIL"]
+    base = np.minimum(1.0 / issue_width, cpi - tail)
+    stall_cols = [c for c in STACK_ALL if c not in ("BASE", "TAIL")]
+    stalls = cats[stall_cols]
+    scale = (cpi - tail - base) / stalls.sum(axis=1).replace(0.0, np.nan)
+    out = stalls.mul(scale.fillna(0.0), axis=0)
+    out["BASE"], out["TAIL"] = base + np.where(stalls.sum(axis=1) > 0, 0.0, cpi - tail - base), tail
+    return out
+
+
+def stack_check(items: list[dict], t: pd.DataFrame, issue_width: int = 1) -> pd.DataFrame:
+    """Per workload and policy: MT_CONTENTION's CPI stack (in the
+    simulator's accounting, :func:`per_cycle_stack`) and the simulated
+    stall breakdown in the same categories (:data:`STACK_GROUPS`), each the
+    mean over the launches of the validation table ``t``."""
+    rows = []
+    for it in items:
+        for policy in POLICIES:
+            keep = t.loc[(t["workload"] == it["workload"]) & (t["policy"] == policy), "launch"]
+            if not len(keep) or policy not in it.get("stalls", {}):
+                continue
+            st = it["stacks"]
+            st = per_cycle_stack(st[(st["policy"] == policy) & (st["model"] == CONTENTION_MODEL)
+                                    & st["launch"].isin(keep)], issue_width)
+            sim = it["stalls"][policy]
+            sim = sim[sim["launch"].isin(keep)]
+            per_inst = sim.drop(columns=["launch", "cycles", "warp_instrs"]).div(sim["warp_instrs"], axis=0)
+            for source, frame, groups in ((CONTENTION_MODEL, st, STACK_GROUPS), ("simulation", per_inst, SIM_GROUPS)):
+                cats = {k: float(frame.reindex(columns=list(v)).fillna(0.0).sum(axis=1).mean())
+                        for k, v in groups.items()}
+                rows.append({"workload": it["workload"], "policy": policy, "source": source, "launches": len(keep),
+                             **cats, "cpi": sum(cats.values())})
+    return pd.DataFrame(rows, columns=[c for c, _, _ in STACK_CHECK])
+
+
+def _stack_check_figure(sc: pd.DataFrame, path) -> None:
+    """Per policy (rows) and workload: MT_CONTENTION's stack beside the
+    simulated stall breakdown, normalised by the simulated CPI."""
+    plt = pyplot()
+    pols = [p for p in POLICIES if (sc["policy"] == p).any()] or ["(none)"]
+    wls = list(dict.fromkeys(sc["workload"]))
+    fig, axes = plt.subplots(len(pols), 1, figsize=(max(6, 0.9 * len(wls) + 2), 3.4 * len(pols)), squeeze=False)
+    colors = dict(zip(STACK_GROUPS, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 2))
+    for ax, pol in zip(axes[:, 0], pols):
+        for i, wl in enumerate(wls):
+            g = sc[(sc["workload"] == wl) & (sc["policy"] == pol)].set_index("source")
+            if "simulation" not in g.index:
+                continue
+            norm = float(g.loc["simulation", "cpi"]) or 1.0
+            for j, source in enumerate((CONTENTION_MODEL, "simulation")):
+                bottom = 0.0
+                for k in STACK_GROUPS:
+                    v = float(g.loc[source, k]) / norm if source in g.index else 0.0
+                    ax.bar(i + (j - 0.5) * 0.38, v, 0.36, bottom=bottom, color=colors[k],
+                           label=k if i == 0 and j == 0 else None, hatch="//" if j else None)
+                    bottom += v
+        ax.set_xticks(range(len(wls)), wls, rotation=30, ha="right", fontsize=7)
+        ax.set_ylabel("CPI / simulated CPI")
+        ax.set_title(f"{pol.upper()}: {CONTENTION_MODEL} (left) and the simulation's stalls (right, hatched)",
+                     fontsize=9)
+        ax.legend(fontsize=6, ncol=4)
+    save(fig, path)
+
+
 VALIDATION = [("workload", STR, ""), ("launch", I32, ""), ("kernel", STR, ""), ("policy", STR, ""),
               ("blocks", I64, ""), ("warps_per_core", I64, ""), ("workload_class", STR, ""),
               ("sim_cpi", F64, "detailed simulation: cycles x cores / warp instructions"),
@@ -85,9 +184,10 @@ VALIDATION = [("workload", STR, ""), ("launch", I32, ""), ("kernel", STR, ""), (
                 for t in TERMS],
               ("err_max_warp", F64, "GPUMech error with the MAX warp (Fig. 23)"),
               ("err_min_warp", F64, "GPUMech error with the MIN warp"),
-              ("collector_l1_miss_rate", F64, "input collector (Fig. 32)"),
+              ("collector_l1_miss_rate", F64, "round-robin input collector, the seed's models' (Fig. 32)"),
+              ("ordered_l1_miss_rate", F64, f"scheduler-ordered collector of the row's policy ({CONTENTION_MODEL})"),
               ("sim_l1_miss_rate", F64, "detailed simulation"), ("collector_l2_miss_rate", F64, ""),
-              ("sim_l2_miss_rate", F64, "")]
+              ("ordered_l2_miss_rate", F64, ""), ("sim_l2_miss_rate", F64, "")]
 SEED_AVG_ERROR = {("rr", "MT_MSHR_BAND"): 13.2, ("gto", "MT_MSHR_BAND"): 14.0,
                   ("rr", "Markov_Chain"): 62.9, ("gto", "Markov_Chain"): 65.3}
 
@@ -123,6 +223,7 @@ def validation_table(items: list[dict], cores: int, min_waves: float, policies=P
                     row[f"err_{sel}_warp"] = abs(cpi.get((sel, "MT_MSHR_BAND"), np.nan) - sim_cpi) / sim_cpi
                 for lvl in ("l1", "l2"):
                     row[f"collector_{lvl}_miss_rate"] = float(l[f"{lvl}_miss_rate"])
+                    row[f"ordered_{lvl}_miss_rate"] = float(l[f"ordered_{lvl}_miss_rate_{policy}"])
                     row[f"sim_{lvl}_miss_rate"] = float(s[f"{lvl}_miss_rate"])
                 rows.append(row)
     cols = [c for c, _, _ in VALIDATION]
@@ -160,19 +261,39 @@ def summary_classes(t: pd.DataFrame) -> list[str]:
     return out
 
 
+def summary_stack_check(sc: pd.DataFrame) -> list[str]:
+    """Per category: the mean over workloads of MT_CONTENTION's CPI and the
+    simulation's, as shares of the simulated CPI."""
+    out = ["", f"CPI stack of {CONTENTION_MODEL} against the simulation's stall breakdown (Fig. 34; mean over "
+               "workloads of each category's CPI as a share of the simulated CPI, %, model / simulation):", "",
+           "| policy | " + " | ".join(STACK_GROUPS) + " |", "|---|" + "---:|" * len(STACK_GROUPS)]
+    for pol in POLICIES:
+        g = sc[sc["policy"] == pol]
+        if not len(g):
+            continue
+        m = g[g["source"] == CONTENTION_MODEL].set_index("workload")
+        sim = g[g["source"] == "simulation"].set_index("workload")
+        norm = sim["cpi"].replace(0.0, np.nan)
+        cells = [f"{100 * (m[k] / norm).mean():.0f} / {100 * (sim[k] / norm).mean():.0f}" for k in STACK_GROUPS]
+        out.append(f"| {pol} | " + " | ".join(cells) + " |")
+    return out
+
+
 MIN_MISS_RATE = 0.05
 
 
-def _miss_rate_errors(t: pd.DataFrame, lvl: str) -> pd.Series:
+def _miss_rate_errors(t: pd.DataFrame, lvl: str, collector: str = "collector") -> pd.Series:
     """|collector - simulation| / simulation for rows whose simulated rate is
-    at least 5% (4.6.4: small rates make relative errors meaningless)."""
+    at least 5% (4.6.4: small rates make relative errors meaningless);
+    ``collector``: ``collector`` (round-robin) or ``ordered``."""
     sim = t[f"sim_{lvl}_miss_rate"]
     keep = sim >= MIN_MISS_RATE
-    return ((t.loc[keep, f"collector_{lvl}_miss_rate"] - sim[keep]).abs() / sim[keep]).reset_index(drop=True)
+    return ((t.loc[keep, f"{collector}_{lvl}_miss_rate"] - sim[keep]).abs() / sim[keep]).reset_index(drop=True)
 
 
 def validate_stage(hw_name: str, items: list[dict], cores: int, min_waves: float, out_table, out_summary,
-                   fig_dir, times: list[dict], out_host_summary) -> pd.DataFrame:
+                   fig_dir, times: list[dict], out_host_summary, out_stack_check=None,
+                   issue_width: int = 1) -> pd.DataFrame:
     """The validation table, a summary with the average errors next to the
     seed's and the collector's miss-rate error, Figs. 27-28 (errors per
     workload) and 32 (miss rates), and the host time in a file of its own."""
@@ -194,6 +315,11 @@ def validate_stage(hw_name: str, items: list[dict], cores: int, min_waves: float
             cells.append(f"{100 * sel[f'ipc_err_{m}'].mean():.1f}" + (f" ({seed})" if seed else "") if len(sel) else "-")
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
     lines += summary_budget(t) + summary_classes(t)
+    if out_stack_check is not None:
+        sc = stack_check(items, t, issue_width)
+        _write(sc, STACK_CHECK, "gpumech_stack_check", out_stack_check, hardware=hw_name)
+        _stack_check_figure(sc, Path(fig_dir) / "fig34_stacks_vs_simulation.png")
+        lines += summary_stack_check(sc)
     for pol in POLICIES:
         sel = t[t["policy"] == pol]
         if len(sel):
@@ -201,22 +327,26 @@ def validate_stage(hw_name: str, items: list[dict], cores: int, min_waves: float
                          f"MAX {100 * sel['err_max_warp'].mean():.1f}%, MIN {100 * sel['err_min_warp'].mean():.1f}% "
                          "(Fig. 23).")
     d = Path(fig_dir)
-    lines += ["", "Input collector against the simulation (Fig. 32): mean absolute relative miss-rate error "
-                  f"over launches whose simulated rate is at least {100 * MIN_MISS_RATE:.0f}% (the seed's rule):", ""]
+    lines += ["", "Input collectors against the simulation (Fig. 32): mean absolute relative miss-rate error "
+                  f"over launches whose simulated rate is at least {100 * MIN_MISS_RATE:.0f}% (the seed's rule); "
+                  f"round-robin: the seed's models' collector, scheduler-ordered: {CONTENTION_MODEL}'s:", ""]
     for pol in POLICIES:
         sel = t[t["policy"] == pol]
-        errs = {lvl: _miss_rate_errors(sel, lvl) for lvl in ("l1", "l2")}
-        lines.append(f"- {pol.upper()}: " + ", ".join(
-            f"{lvl.upper()} {100 * e.mean():.1f}% ({len(e)} launches)" if len(e) else f"{lvl.upper()} none qualifies"
-            for lvl, e in errs.items()))
+        for collector, label in (("collector", "round-robin"), ("ordered", "scheduler-ordered")):
+            errs = {lvl: _miss_rate_errors(sel, lvl, collector) for lvl in ("l1", "l2")}
+            lines.append(f"- {pol.upper()}, {label}: " + ", ".join(
+                f"{lvl.upper()} {100 * e.mean():.1f}% ({len(e)} launches)" if len(e)
+                else f"{lvl.upper()} none qualifies" for lvl, e in errs.items()))
     write_text("\n".join(lines) + "\n", out_summary)
     h = pd.DataFrame(times)
     if len(h):
         model_s = h[HOST].sum(axis=1)
-        reeval_s = h["collector_s"] + h["model_s"]
+        reeval_s = h["ordered_collector_s"] / len(POLICIES) + h["model_s"]
         hl = [f"# GPUMech host time on {hw_name}", "",
-              "GPUMech parts (collector, interval algorithm over all warps, selection, models) against the "
-              "detailed simulation's engine; re-evaluation = collector + models (representative known, 4.6.5).", "",
+              "GPUMech parts (round-robin collector, scheduler-ordered collector per scheduler, interval algorithm "
+              "over all warps, selection, models) against the detailed simulation's engine; re-evaluation = "
+              f"the scheduler-ordered collector of one scheduler + models ({CONTENTION_MODEL} for the configured "
+              "scheduler, representative known, 4.6.5).", "",
               "| workload | GPUMech s | re-evaluation s | simulation s | speedup | re-eval. speedup |",
               "|---|---:|---:|---:|---:|---:|"]
         for r, ms, rs in zip(h.to_dict("records"), model_s, reeval_s):
@@ -229,9 +359,13 @@ def validate_stage(hw_name: str, items: list[dict], cores: int, min_waves: float
         write_text("\n".join(hl) + "\n", out_host_summary)
     fig32 = []
     for (pol, wl), g in t.groupby(["policy", "workload"]):
-        fig32.append({"label": f"{wl} {pol}", **{lvl: _miss_rate_errors(g, lvl).mean() for lvl in ("l1", "l2")}})
-    fig32 = pd.DataFrame(fig32, columns=["label", "l1", "l2"]).fillna(0.0)
-    bar_chart(fig32, "label", [("L1", "l1"), ("L2", "l2")], 100, "miss-rate error (%)",
+        fig32.append({"label": f"{wl} {pol}", **{f"{c}_{lvl}": _miss_rate_errors(g, lvl, c).mean()
+                                                 for c in ("collector", "ordered") for lvl in ("l1", "l2")}})
+    series = [(f"{lvl.upper()} {name}", f"{c}_{lvl}") for c, name in (("collector", "round-robin"),
+                                                                     ("ordered", "scheduler-ordered"))
+              for lvl in ("l1", "l2")]
+    fig32 = pd.DataFrame(fig32, columns=["label"] + [c for _, c in series]).fillna(0.0)
+    bar_chart(fig32, "label", series, 100, "miss-rate error (%)",
               f"Input collector vs simulation ({hw_name})", d / "fig32_miss_rate_error.png")
     for pol, fig in (("rr", "fig27_errors_rr.png"), ("gto", "fig28_errors_gto.png")):
         sel = t[t["policy"] == pol]

@@ -54,7 +54,8 @@ U_UNKNOWN, U_NONE, U_LSU, U_SMEM = -1, 0, 1, 2
 B_ID, B_LIVE, B_ARRIVED, B_N = range(4)
 
 # SM fields SM[s, ...]
-SM_NEXT, SM_LAST, SM_NBLK, SM_LSU, SM_SMEM, SM_PENDING, SM_INSTRS, SM_BLOCKS, SM_N = range(9)
+# (SM_SEEN, SM_CAUSE: the first cycle not yet in the stall breakdown and the category it continues with)
+SM_NEXT, SM_LAST, SM_NBLK, SM_LSU, SM_SMEM, SM_PENDING, SM_INSTRS, SM_BLOCKS, SM_SEEN, SM_CAUSE, SM_N = range(11)
 
 # global scalars G[...]
 (G_CYCLE, G_NEXT_BLOCK, G_DONE_BLOCKS, G_ISSUED, G_STAMP, G_AGE, G_UNIT_START, G_UNIT_COUNT,
@@ -68,7 +69,17 @@ SM_NEXT, SM_LAST, SM_NBLK, SM_LSU, SM_SMEM, SM_PENDING, SM_INSTRS, SM_BLOCKS, SM
  ST_LOADS, ST_LOAD_LAT, ST_ATOM_LINES, ST_SKIP_BLOCKS, ST_SKIP_WARP, ST_SKIP_THREAD,
  ST_MSHR_STALL, ST_LSU_STALL, ST_CLASS0) = range(25)
 N_CLASSES = 13
-ST_N = ST_CLASS0 + N_CLASSES
+# The stall breakdown (docs/simulator.md): every cycle of every SM in one
+# category, ST[ST_STALL0 + category]: an instruction issued (BASE), else what
+# the warp that can issue first waits for -- a compute or branch result
+# (DEP), a load served by the L1, the L2 or DRAM (by its slowest line), a
+# load that waited for an MSHR, the busy load/store unit or shared-memory
+# pipe -- or no warp on the SM (IDLE).
+(STALL_BASE, STALL_DEP, STALL_L1, STALL_L2, STALL_DRAM, STALL_MSHR, STALL_LSU, STALL_SMEM, STALL_IDLE,
+ N_STALL) = range(10)
+STALL_NAMES = ("BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "LSU", "SMEM", "IDLE")
+ST_STALL0 = ST_CLASS0 + N_CLASSES
+ST_N = ST_STALL0 + N_STALL
 
 # static per-PC table P[pc, ...] (one row per instruction of the kernel): the
 # register lists follow as two blocks of R columns each, -1 padded (sources
@@ -422,7 +433,9 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
     G[G_UNIT_COUNT] += 1
     done = t + P[pc, P_LAT]
     next_min = t + 1
+    cause = STALL_DEP
     if cache_path:
+        seen = (ST[ST_MSHR_STALL], ST[ST_L2_MISS], ST[ST_L1_MISS] + ST[ST_L1_MERGE])
         lsu = t
         l1_sets = C[C_L1_SETS]
         ways = C[C_L1_WAYS]
@@ -480,6 +493,14 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
                     done = rdy
             lsu += 1
         SM[s, SM_LSU] = lsu
+        if ST[ST_MSHR_STALL] > seen[0]:
+            cause = STALL_MSHR
+        elif ST[ST_L2_MISS] > seen[1]:
+            cause = STALL_DRAM
+        elif ST[ST_L1_MISS] + ST[ST_L1_MERGE] > seen[2] or kind == K_ATOM:
+            cause = STALL_L2
+        else:
+            cause = STALL_L1
         if kind == K_LOAD:
             ST[ST_LOAD_LAT] += done - t
             PCST[pc, PC_LAT] += done - t
@@ -495,11 +516,13 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
     elif kind == K_BRANCH:
         next_min = done
     R = (P.shape[1] - P_SRC) // 2
+    NR = regready.shape[1] // 2      # regready[w, NR + g]: the stall category of register g's producer
     for k in range(P_SRC + R, P_SRC + 2 * R):
         g = P[pc, k]
         if g < 0:
             break
         regready[w, g] = done
+        regready[w, NR + g] = cause
     W[w, W_POS] = r + 1
     W[w, W_UNIT] = U_UNKNOWN
     bs = W[w, W_BSLOT]
@@ -584,6 +607,8 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
         for s in range(S):
             if SM[s, SM_NEXT] > t:
                 continue
+            if t > SM[s, SM_SEEN]:       # the cycles it sat out, in the category it stopped with
+                ST[ST_STALL0 + SM[s, SM_CAUSE]] += t - SM[s, SM_SEEN]
             base = s * MAXW
             issued = 0
             retired_here = False
@@ -615,6 +640,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
                 # SM that issues nothing needs no second pass to find when to
                 # come back
                 mn = INF
+                mw = -1
                 start = SM[s, SM_LAST] + 1 - base if SM[s, SM_LAST] >= 0 else 0
                 for k in range(MAXW):
                     if issued >= C[C_IW]:
@@ -627,10 +653,12 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
                     if rw > t or W[w, W_STATUS] != WS_RUN:
                         if rw < mn:
                             mn = rw
+                            mw = w
                         continue
                     if _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P, ST):
                         if rw < mn:
                             mn = rw
+                            mw = w
                         continue
                     rc = _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,
                                 t_loff, t_lines, P, L1, mshr, L2, slice_cal,
@@ -640,18 +668,53 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
                     nret = _after_issue(w, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv)
             if issued > 0 or retired_here:
                 SM[s, SM_NEXT] = t + 1
+                SM[s, SM_CAUSE] = STALL_BASE if issued > 0 else STALL_IDLE
             else:
                 if C[C_GTO] == 1:
                     mn = INF
+                    mw = -1
                     for w in range(base, base + MAXW):
                         if W[w, W_READY] < mn:
                             mn = W[w, W_READY]
+                            mw = w
                 SM[s, SM_NEXT] = max(mn, t + 1)
+                SM[s, SM_CAUSE] = _stall_cause(s, mw, W, SM, t_pc, P, regready)
+            ST[ST_STALL0 + SM[s, SM_CAUSE]] += 1
+            SM[s, SM_SEEN] = t + 1
         G[G_CYCLE] = t + 1
         if nret > 0 and C[C_WATCH] == 1:
             return RC_RETIRED, nret
         if G[G_CALL_ISSUED] >= C[C_BUDGET]:
             return RC_BUDGET, 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _stall_cause(s, mw, W, SM, t_pc, P, regready):
+    """The stall category of an SM that issues nothing (``STALL_*``): what
+    warp slot ``mw``, the one that can issue first (-1: none), waits for --
+    the busy unit its next instruction needs, else the producer of its
+    latest source or destination register (a branch or barrier delay counts
+    as DEP); IDLE with no warp waiting.  Accounting only: it changes no
+    state."""
+    if mw < 0 or W[mw, W_READY] >= INF:
+        return STALL_IDLE
+    rdy = W[mw, W_READY]
+    u = W[mw, W_UNIT]
+    if u == U_LSU and SM[s, SM_LSU] >= rdy:
+        return STALL_LSU
+    if u == U_SMEM and SM[s, SM_SMEM] >= rdy:
+        return STALL_SMEM
+    pc = t_pc[W[mw, W_POS]]
+    R = (P.shape[1] - P_SRC) // 2
+    NR = regready.shape[1] // 2
+    best, cause = -1, STALL_DEP
+    for k in range(P_SRC, P_SRC + 2 * R):
+        g = P[pc, k]
+        if g < 0:
+            continue
+        if regready[mw, g] > best:
+            best, cause = regready[mw, g], regready[mw, NR + g]
+    return cause if best >= rdy else STALL_DEP
 
 
 @njit(cache=True, _nrt=False, inline="always")

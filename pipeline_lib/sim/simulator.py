@@ -125,6 +125,10 @@ class SimResult:
     units: pd.DataFrame
     activity: pd.DataFrame
     info: dict = field(default_factory=dict)
+    #: per launch: cycles, warp instructions and the SM-cycles of each stall
+    #: category (engine.STALL_NAMES; they sum to cycles x cores); not written
+    #: by the simulate stage (docs/simulator.md, "Stall breakdown")
+    stalls: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 class LaunchControl:
@@ -216,7 +220,8 @@ class Simulator:
         self.W[:, E.W_READY] = E.INF
         self.B = np.full((S * MAXB, E.B_N), -1, np.int64)
         self.SM = np.zeros((S, E.SM_N), np.int64)
-        self.regready = np.zeros((S * MAXW, nregs), np.int64)
+        # ready cycle per register, then its producer's stall category (engine.STALL_*)
+        self.regready = np.zeros((S * MAXW, 2 * nregs), np.int64)
         self.L1 = np.zeros((3, S, C[E.C_L1_SETS] * C[E.C_L1_WAYS]), np.int64)
         self.L1[E.L1_TAG] = -1
         self.mshr = np.zeros((S, C[E.C_MSHR]), np.int64)
@@ -253,6 +258,8 @@ class Simulator:
         # LSU/shared pipes may still be busy from the previous launch
         self.SM[:, E.SM_LSU] = G[E.G_CYCLE]
         self.SM[:, E.SM_SMEM] = G[E.G_CYCLE]
+        self.SM[:, E.SM_SEEN] = G[E.G_CYCLE]
+        self.SM[:, E.SM_CAUSE] = E.STALL_IDLE
         G[E.G_NEXT_BLOCK] = 0
         G[E.G_DONE_BLOCKS] = 0
         G[E.G_RR_SM] = 0
@@ -298,6 +305,8 @@ class Simulator:
             self._unit_bbv.append(UBBV[u].copy())
         simulated = self._bo[:, E.BO_SKIPPED] == 0
         end = int(self._bo[simulated, E.BO_RETIRE].max()) if simulated.any() else start
+        for s in range(hw["cores"]):      # the stall breakdown up to the launch's end
+            ST[E.ST_STALL0 + self.SM[s, E.SM_CAUSE]] += max(0, end - int(self.SM[s, E.SM_SEEN]))
         G[E.G_CYCLE] = max(int(G[E.G_CYCLE]), end)
         return lid, occ, start, end, ST, PCST, blocks
 
@@ -306,7 +315,7 @@ class Simulator:
         """Simulate every launch in order (or those ``policy`` selects)."""
         L = self.trace.launches.sort_values("launch")
         total = int(L["warp_instrs"].sum())
-        rows, sm_rows, blk_rows, act_rows, pc_parts = [], [], [], [], []
+        rows, sm_rows, blk_rows, act_rows, pc_parts, stall_rows = [], [], [], [], [], []
         done = 0
         t0 = time.perf_counter()
         for launch in L.to_dict("records"):
@@ -324,6 +333,8 @@ class Simulator:
             # launch cost more host time than the simulation of small launches
             bo = self._bo
             blk_rows.append((np.full(len(bo), lid, np.int32), bo, blocks["warp_instrs"].to_numpy(np.int64)))
+            stall_rows.append({"launch": lid, "cycles": end - start, "warp_instrs": int(ST[E.ST_WARP]),
+                               **{n: int(ST[E.ST_STALL0 + i]) for i, n in enumerate(E.STALL_NAMES)}})
             act_rows.append({"launch": lid, "cycles": end - start,
                              **{name: int(ST[i]) for i, name in ACTIVITY}})
             pcs = np.flatnonzero(PCST[:, E.PC_L1_ACC] + PCST[:, E.PC_L2_ACC] > 0)
@@ -341,7 +352,8 @@ class Simulator:
             blocks=self._block_table(blk_rows),
             pcs=self._pc_table(pc_parts), units=self._unit_table(), activity=pd.DataFrame(act_rows),
             info={"unit_warp_instrs": self.unit, "total_cycles": int(sum(r["cycles"] for r in rows)),
-                  "host_seconds": time.perf_counter() - t0})
+                  "host_seconds": time.perf_counter() - t0},
+            stalls=pd.DataFrame(stall_rows))
 
     def _launch_row(self, launch, occ, start, end, ST) -> dict:
         cycles = end - start

@@ -1,0 +1,342 @@
+"""The scheduler-ordered input collector (ours): the collector of
+:mod:`.collector` with the memory instructions fed in the order the warp
+scheduler issues them.
+
+Why: the seed's collector (4.5) is order-agnostic and ours feeds it
+round-robin, which is the order a round-robin scheduler produces on a
+memory-bound launch.  A greedy-then-oldest scheduler keeps issuing the
+oldest ready warp, so while the young warps wait, the old ones reuse their
+own lines: on spmv-scalar the simulated L1 miss rate is 85% under RR and
+52% under GTO, and the round-robin collector cannot tell the two apart.
+
+How: each core runs its resident warps through the detailed simulator's
+issue rule without the shared resources' contention -- one instruction per
+cycle (``issue_width``), an instruction issues when its source registers
+are ready, a branch holds its warp until it resolves, ``bar.sync`` waits
+for the block's live warps, a finished block's slot takes the next block --
+and the scheduler picks the warp as the simulator's does (RR: the next
+ready warp after the last one issued; GTO: the last one while it is ready,
+else the oldest ready).  The core-local limits that decide how many warps
+a greedy scheduler lets run are kept: the load/store unit sends one line
+per cycle and an L1 miss waits for a free MSHR.  A load's latency is that
+of its own outcome: the L1 hit latency, ``l2.hit_latency`` on an L2 hit,
+plus ``dram.latency`` (and ``dram.row_miss_latency`` on a new row) on a
+miss; a hit on a line whose fill is still in flight waits for the fill and
+takes its miss event (a pending hit, as the simulator's MSHR merge).  The
+cores advance in global time order (the core with the earliest clock
+issues next), so the shared L2 sees their requests interleaved as in time.
+Queueing at the L2 slices and DRAM channels is left out: it is the
+contention model's part (:mod:`.contention`), counted there once.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..sim import engine as E
+from .collector import (L1_EV, L1_FILL, L1_LRU, PC_EV_L1, PC_EXECS, PC_L1_ACC, PC_L1_MISS, PC_N, PC_PENDING, PC_REQS,
+                        PC_ROW_MISS,
+                        CacheCollector, _l1_find, _l2_access)
+
+INF = np.int64(1) << 60
+# latencies and limits L[...] of the timing
+(LT_L1, LT_L2, LT_DRAM, LT_ROW, LT_SMEM, LT_CONST, LT_BAR, LT_IW, LT_GTO, LT_MSHR, LT_N) = range(11)
+# launch geometry and running state G[...]
+(G_BLOCKS, G_WPB, G_OCC, G_CORES, G_L1_SETS, G_L1_WAYS, G_L2_SETS, G_L2_WAYS, G_SLICES, G_STAMP, G_CLOCK,
+ G_NEXT, G_N) = range(13)
+# per warp slot WS[core, slot, ...]: trace position and end, the cycle its next instruction's sources are
+# ready (INF: no warp, finished or at a barrier), the unit that instruction needs (-1: none), age, at bar.sync
+WS_POS, WS_END, WS_READY, WS_NEEDS, WS_AGE, WS_BAR, WS_N = range(7)
+# per block slot BS[core, slot, ...]: warps not finished, warps waiting at bar.sync
+BS_LIVE, BS_ARRIVED, BS_N = range(3)
+# per core CS[core, ...]: clock, last warp slot issued, cycle the load/store unit and the shared-memory pipe free
+CS_CLOCK, CS_LAST, CS_LSU, CS_SMEM, CS_N = range(5)
+U_LSU, U_SMEM = CS_LSU, CS_SMEM
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _beyond_l1(ev, new_row, L):
+    """Latency of a request that leaves the L1: an L2 hit (event 2) or miss (3)."""
+    if ev == 2:
+        return L[LT_L2]
+    return L[LT_L2] + L[LT_DRAM] + L[LT_ROW] * new_row
+
+
+@njit(cache=True, _nrt=False)
+def _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st, L2tag, L2lru, L2dirty, out, D, bank_row,
+               slice_hist, chan_hist):
+    """Feed one global/local memory instruction issued at ``t`` to the
+    caches, as the simulator's load/store unit sends it: one line per cycle,
+    an L1 miss waiting for a free MSHR (``mshr[s]``: release cycles).
+    Returns (cycle its result is ready, cycle the unit frees)."""
+    l1_sets, l1_ways, l2_sets, l2_ways, slices = G[G_L1_SETS], G[G_L1_WAYS], G[G_L2_SETS], G[G_L2_WAYS], G[G_SLICES]
+    stamp = G[G_STAMP]
+    worst = 1
+    done = t + 1
+    lsu = t
+    out[pc, PC_EXECS] += 1
+    for q in range(t_loff[r], t_loff[r + 1]):
+        line = t_lines[q] >> 7
+        stamp += 1
+        out[pc, PC_REQS] += 1
+        if kd == E.K_LOAD:
+            out[pc, PC_L1_ACC] += 1
+            hit, victim = _l1_find(s, line, L1tag, L1st, l1_sets, l1_ways)
+            if hit >= 0:
+                L1st[L1_LRU, s, hit] = stamp
+                ev = 1
+                ready = lsu + L[LT_L1]
+                if L1st[L1_FILL, s, hit] > lsu:     # the fill is in flight: wait for it
+                    ev = L1st[L1_EV, s, hit]
+                    out[pc, PC_PENDING] += 1
+                    ready = max(L1st[L1_FILL, s, hit], lsu + 1)
+            else:
+                out[pc, PC_L1_MISS] += 1
+                m = 0
+                for i in range(1, mshr.shape[1]):
+                    if mshr[s, i] < mshr[s, m]:
+                        m = i
+                if mshr[s, m] > lsu:                 # every MSHR is busy: the unit waits
+                    lsu = mshr[s, m]
+                rows = out[pc, PC_ROW_MISS]
+                ev = _l2_access(line, 0, L2tag, L2lru, L2dirty, l2_sets, l2_ways, slices, stamp, out, pc, D,
+                                bank_row, slice_hist, chan_hist)
+                ready = lsu + _beyond_l1(ev, out[pc, PC_ROW_MISS] - rows, L)
+                mshr[s, m] = ready
+                L1tag[s, victim] = line
+                L1st[L1_LRU, s, victim] = stamp
+                L1st[L1_FILL, s, victim] = ready
+                L1st[L1_EV, s, victim] = ev
+        else:    # stores (1) and atomics (2) go to the L2
+            rows = out[pc, PC_ROW_MISS]
+            ev = _l2_access(line, 1 if kd == E.K_STORE else 2, L2tag, L2lru, L2dirty, l2_sets, l2_ways, slices,
+                            stamp, out, pc, D, bank_row, slice_hist, chan_hist)
+            ready = lsu + _beyond_l1(ev, out[pc, PC_ROW_MISS] - rows, L) if kd == E.K_ATOM else t + 1
+        if ev > worst:
+            worst = ev
+        if ready > done:
+            done = ready
+        lsu += 1
+    out[pc, PC_EV_L1 + worst - 1] += 1
+    G[G_STAMP] = stamp
+    return done, lsu
+
+
+@njit(cache=True, _nrt=False)
+def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L, G, WS, BS, CS, mshr, regready,
+                      L1tag, L1st, L2tag, L2lru, L2dirty, out, D, bank_row, slice_hist, chan_hist):
+    """Feed one launch's memory instructions in the scheduler's issue order
+    (module docstring) from cycle ``G[G_CLOCK]`` on, which it leaves at the
+    launch's last cycle.  The state arrays come cleared (:meth:`ScheduledCollector.run`)."""
+    R = (P.shape[1] - E.P_SRC) // 2
+    wpb, occ, cores = G[G_WPB], G[G_OCC], G[G_CORES]
+    nslot = occ * wpb
+    t0 = G[G_CLOCK]
+    for j in range(occ):                               # the first wave, block b on core b mod cores
+        for s in range(cores):
+            while G[G_NEXT] < G[G_BLOCKS] and BS[s, j, BS_LIVE] == 0:
+                _place(s, j, t0, G, warp_off, WS, BS, t_pc, t_space, t_nreq, P, regready)
+    t_end = t0
+    while True:
+        s = -1                                         # the core with the earliest clock runs
+        t2 = INF                                       # until it passes the next one's
+        for c in range(cores):
+            if s < 0 or CS[c, CS_CLOCK] < CS[s, CS_CLOCK]:
+                if s >= 0 and CS[s, CS_CLOCK] < t2:
+                    t2 = CS[s, CS_CLOCK]
+                s = c
+            elif CS[c, CS_CLOCK] < t2:
+                t2 = CS[c, CS_CLOCK]
+        if CS[s, CS_CLOCK] >= INF:
+            break
+        while CS[s, CS_CLOCK] <= t2 and CS[s, CS_CLOCK] < INF:
+            t = CS[s, CS_CLOCK]
+            issued = 0
+            while issued < L[LT_IW]:
+                w = _pick(s, t, CS[s, CS_LAST], nslot, WS, CS, L[LT_GTO])
+                if w < 0:
+                    break
+                r = WS[s, w, WS_POS]
+                pc = t_pc[r]
+                kd = P[pc, E.P_KIND]
+                sp = t_space[r]
+                nr = t_nreq[r]
+                done = t + P[pc, E.P_LAT]
+                if WS[s, w, WS_NEEDS] == U_LSU:
+                    done, CS[s, CS_LSU] = _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st,
+                                                     L2tag, L2lru, L2dirty, out, D, bank_row, slice_hist, chan_hist)
+                elif WS[s, w, WS_NEEDS] == U_SMEM:
+                    done = t + L[LT_SMEM] + nr - 1
+                    CS[s, CS_SMEM] = t + nr
+                elif kd == E.K_LOAD or kd == E.K_STORE or kd == E.K_ATOM:
+                    done = t + L[LT_CONST] + max(nr, 1) - 1 if nr > 0 or sp == E.SP_CONST or sp == E.SP_PARAM \
+                        else t + 1
+                for k in range(E.P_SRC + R, E.P_SRC + 2 * R):
+                    g = P[pc, k]
+                    if g < 0:
+                        break
+                    regready[s, w, g] = done
+                issued += 1
+                CS[s, CS_LAST] = w
+                WS[s, w, WS_POS] = r + 1
+                j = w // wpb
+                if kd == E.K_EXIT or r + 1 >= WS[s, w, WS_END]:
+                    WS[s, w, WS_READY] = INF
+                    BS[s, j, BS_LIVE] -= 1
+                    if BS[s, j, BS_LIVE] == 0:         # the block retires; its slot takes the next block
+                        BS[s, j, BS_ARRIVED] = 0
+                        while G[G_NEXT] < G[G_BLOCKS] and BS[s, j, BS_LIVE] == 0:
+                            _place(s, j, t + 1, G, warp_off, WS, BS, t_pc, t_space, t_nreq, P, regready)
+                    elif BS[s, j, BS_ARRIVED] > 0 and BS[s, j, BS_ARRIVED] == BS[s, j, BS_LIVE]:
+                        _release(s, j, t + L[LT_BAR], wpb, WS, BS, t_pc, t_space, t_nreq, P, regready)
+                elif kd == E.K_BAR:
+                    WS[s, w, WS_READY] = INF
+                    WS[s, w, WS_BAR] = 1
+                    BS[s, j, BS_ARRIVED] += 1
+                    if BS[s, j, BS_ARRIVED] == BS[s, j, BS_LIVE]:
+                        _release(s, j, t + L[LT_BAR], wpb, WS, BS, t_pc, t_space, t_nreq, P, regready)
+                else:                                  # a branch holds the warp until it resolves
+                    _arm(s, w, done if kd == E.K_BRANCH else t + 1, WS, t_pc, t_space, t_nreq, P, regready)
+            if t + 1 > t_end:
+                t_end = t + 1
+            if issued > 0:
+                CS[s, CS_CLOCK] = t + 1
+            else:                                      # nothing can issue: jump to the first that can
+                mn = INF
+                for w in range(nslot):
+                    rd = WS[s, w, WS_READY]
+                    u = WS[s, w, WS_NEEDS]
+                    if u >= 0 and CS[s, u] > rd:
+                        rd = CS[s, u]
+                    if rd < mn:
+                        mn = rd
+                CS[s, CS_CLOCK] = max(mn, t + 1)
+    G[G_CLOCK] = t_end
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _arm(s, w, t, WS, t_pc, t_space, t_nreq, P, regready):
+    """Warp slot ``w`` may issue its next instruction from cycle ``t`` on:
+    note when its sources are ready and which unit it needs."""
+    R = (P.shape[1] - E.P_SRC) // 2
+    r = WS[s, w, WS_POS]
+    pc = t_pc[r]
+    for k in range(E.P_SRC, E.P_SRC + R):
+        g = P[pc, k]
+        if g < 0:
+            break
+        if regready[s, w, g] > t:
+            t = regready[s, w, g]
+    WS[s, w, WS_READY] = t
+    WS[s, w, WS_NEEDS] = -1
+    kd = P[pc, E.P_KIND]
+    if (kd == E.K_LOAD or kd == E.K_STORE or kd == E.K_ATOM) and t_nreq[r] > 0:
+        sp = t_space[r]
+        if sp == E.SP_SHARED:
+            WS[s, w, WS_NEEDS] = U_SMEM
+        elif sp == E.SP_GLOBAL or sp == E.SP_LOCAL or sp == E.SP_MIXED:
+            WS[s, w, WS_NEEDS] = U_LSU
+
+
+@njit(cache=True, _nrt=False)
+def _place(s, j, t, G, warp_off, WS, BS, t_pc, t_space, t_nreq, P, regready):
+    """The next block into block slot ``j`` of core ``s`` at cycle ``t``."""
+    b = G[G_NEXT]
+    G[G_NEXT] += 1
+    wpb = G[G_WPB]
+    BS[s, j, BS_LIVE] = 0
+    BS[s, j, BS_ARRIVED] = 0
+    for k in range(wpb):
+        w = j * wpb + k
+        g = b * wpb + k
+        WS[s, w, WS_POS] = warp_off[g]
+        WS[s, w, WS_END] = warp_off[g + 1]
+        WS[s, w, WS_AGE] = g
+        WS[s, w, WS_BAR] = 0
+        regready[s, w, :] = 0
+        if warp_off[g + 1] > warp_off[g]:
+            BS[s, j, BS_LIVE] += 1
+            _arm(s, w, t, WS, t_pc, t_space, t_nreq, P, regready)
+        else:
+            WS[s, w, WS_READY] = INF
+            WS[s, w, WS_NEEDS] = -1
+
+
+@njit(cache=True, _nrt=False)
+def _release(s, j, t, wpb, WS, BS, t_pc, t_space, t_nreq, P, regready):
+    """The warps of block slot ``j`` waiting at ``bar.sync`` go on at ``t``."""
+    BS[s, j, BS_ARRIVED] = 0
+    for k in range(wpb):
+        w = j * wpb + k
+        if WS[s, w, WS_BAR] == 1:
+            WS[s, w, WS_BAR] = 0
+            _arm(s, w, t, WS, t_pc, t_space, t_nreq, P, regready)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _pick(s, t, last, nslot, WS, CS, gto):
+    """The warp slot the scheduler issues from at cycle ``t``, or -1: GTO
+    the last one while it can issue, else the oldest that can; RR the first
+    that can after the last one."""
+    if gto == 1:
+        if last >= 0 and WS[s, last, WS_READY] <= t and (WS[s, last, WS_NEEDS] < 0 or
+                                                         CS[s, WS[s, last, WS_NEEDS]] <= t):
+            return last
+        cand = -1
+        for w in range(nslot):
+            if WS[s, w, WS_READY] <= t and (WS[s, w, WS_NEEDS] < 0 or CS[s, WS[s, w, WS_NEEDS]] <= t) and (
+                    cand < 0 or WS[s, w, WS_AGE] < WS[s, cand, WS_AGE]):
+                cand = w
+        return cand
+    for k in range(nslot):
+        w = last + 1 + k
+        if w >= nslot:
+            w -= nslot
+        if WS[s, w, WS_READY] <= t and (WS[s, w, WS_NEEDS] < 0 or CS[s, WS[s, w, WS_NEEDS]] <= t):
+            return w
+    return -1
+
+
+class ScheduledCollector(CacheCollector):
+    """:class:`.collector.CacheCollector` fed in the issue order of
+    ``policy`` (``rr`` or ``gto``); :meth:`run` takes the engine's per-PC
+    table ``P`` (kinds, latencies, registers) in place of the kinds."""
+
+    def __init__(self, hw: dict, policy: str):
+        super().__init__(hw)
+        self.policy = policy
+        lat, d = hw["latency"], hw["dram"]
+        self.L = np.zeros(LT_N, np.int64)
+        self.L[LT_L1], self.L[LT_L2] = hw["l1"]["hit_latency"], hw["l2"]["hit_latency"]
+        self.L[LT_DRAM], self.L[LT_ROW] = d["latency"], d["row_miss_latency"]
+        self.L[LT_SMEM], self.L[LT_CONST], self.L[LT_BAR] = lat["shared"], lat["const"], lat["barrier"]
+        self.L[LT_IW], self.L[LT_GTO] = hw["issue_width"], 1 if policy == "gto" else 0
+        self.L[LT_MSHR] = hw["l1"]["mshrs"]
+        self.clock = 0
+
+    def run(self, trace, P: np.ndarray, n_blocks: int, warps_per_block: int, sm_occupancy: int) -> np.ndarray:
+        """Counters ``PC_*`` per PC for one launch, as
+        :meth:`.collector.CacheCollector.run`; caches and clock carry over."""
+        out = np.zeros((len(P), PC_N), np.int64)
+        self.slice_requests = np.zeros(self.slices, np.int64)
+        self.channel_transfers = np.zeros(len(self.channel_transfers), np.int64)
+        cores = self.hw["cores"]
+        nslot = sm_occupancy * warps_per_block
+        nregs = int(max(1, P[:, E.P_SRC:].max() + 1))
+        G = np.zeros(G_N, np.int64)
+        G[[G_BLOCKS, G_WPB, G_OCC, G_CORES, G_L1_SETS, G_L1_WAYS, G_L2_SETS, G_L2_WAYS, G_SLICES, G_STAMP,
+           G_CLOCK]] = (n_blocks, warps_per_block, sm_occupancy, cores, self.l1_sets, self.l1_ways, self.l2_sets,
+                        self.l2_ways, self.slices, self.stamp, self.clock)
+        WS = np.zeros((cores, max(nslot, 1), WS_N), np.int64)
+        WS[:, :, WS_READY], WS[:, :, WS_NEEDS] = INF, -1
+        CS = np.full((cores, CS_N), self.clock, np.int64)
+        CS[:, CS_LAST] = -1
+        BS = np.zeros((cores, max(sm_occupancy, 1), BS_N), np.int64)
+        _launch_scheduled(trace.warp_off, trace.pc, trace.space, trace.nreq, trace.line_off, trace.lines,
+                          np.ascontiguousarray(P, np.int64), self.L, G, WS, BS,
+                          CS, np.full((cores, max(1, int(self.L[LT_MSHR]))), self.clock, np.int64),
+                          np.zeros((cores, max(nslot, 1), nregs), np.int64), self.L1tag, self.L1st, self.L2tag,
+                          self.L2lru, self.L2dirty, out, self.D, self.bank_row, self.slice_requests,
+                          self.channel_transfers)
+        self.stamp, self.clock = int(G[G_STAMP]), int(G[G_CLOCK])
+        return out
