@@ -36,6 +36,7 @@ rule tbpoint_inter_launch:
         f"{TBP_DIR}/{{wl}}/inter_launch.parquet",
     params:
         sigma=TBP["inter_sigma"],
+        within_kernel=TBP["inter_within_kernel"],
         code_version=TBPOINT_VERSION,
     resources:
         **LIGHT_JOB,

@@ -57,6 +57,23 @@ def test_representative_is_closest_to_centre_and_weights_follow_instructions():
     assert InterLaunchSampler.total_cpi([2.0, 4.0], s.weights_) == pytest.approx(2 * 306 / 506 + 4 * 200 / 506)
 
 
+def test_launches_of_different_kernels_never_share_a_cluster():
+    """Two kernels with the same sizes (mst's relabel and hook launches):
+    the seed's clustering (all launches together) merges them, ours keeps
+    each kernel apart, numbering clusters by their first launch."""
+    L = _launches([(0, "hook", 100, 100, 0, 0.0), (1, "relabel", 101, 101, 0, 0.0), (2, "hook", 102, 102, 0, 0.0),
+                   (3, "relabel", 100, 100, 0, 0.0), (4, "hook", 300, 300, 0, 0.0)])
+    f = launch_features(L)
+    seed = InterLaunchSampler(0.1, within_kernel=False).fit(f).table(f)
+    assert seed["cluster"].tolist()[:4] == [0, 0, 0, 0]
+    ours = InterLaunchSampler(0.1).fit(f).table(f)
+    assert ours["cluster"].tolist() == [0, 1, 0, 1, 2]
+    for _, g in ours.groupby("cluster"):
+        assert g["kernel"].nunique() == 1
+        rep = g["representative"].iloc[0]
+        assert ours.loc[ours["launch"] == rep, "kernel"].item() == g["kernel"].iloc[0]
+
+
 def test_closest_to_centre_ties_go_to_the_lowest_index():
     assert closest_to_centre(np.array([0.0, 1.0]), np.array([0, 0])).tolist() == [0]
 

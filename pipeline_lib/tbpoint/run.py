@@ -61,12 +61,12 @@ def _write(df, cols, name, out, **meta) -> None:
     write_frame(df, cols, name, out, _meta(name, **meta))
 
 
-def inter_launch_stage(wl: str, trace_dir, sigma: float, out) -> pd.DataFrame:
+def inter_launch_stage(wl: str, trace_dir, sigma: float, out, within_kernel: bool = True) -> pd.DataFrame:
     """Eq. 6 features and inter-launch clusters of one workload (hardware-independent)."""
     tr = TraceDir(trace_dir)
     f = launch_features(tr.launches)
-    t = InterLaunchSampler(sigma).fit(f).table(f)
-    _write(t, INTER, "inter_launch", out, workload=wl, sigma=sigma)
+    t = InterLaunchSampler(sigma, within_kernel).fit(f).table(f)
+    _write(t, INTER, "inter_launch", out, workload=wl, sigma=sigma, within_kernel=within_kernel)
     print(f"{wl}: {len(t)} launches in {t['cluster'].nunique()} clusters (sigma {sigma})", file=sys.stderr)
     return t
 
