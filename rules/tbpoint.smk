@@ -84,6 +84,7 @@ rule tbpoint_sample:
         inter=TBP["inter"],
         intra=TBP["intra"],
         ipc_tolerance=TBP["ipc_tolerance"],
+        functional_warming=TBP["functional_warming"],
         progress_s=CONFIG["simulate"]["progress_s"],
         code_version=f"{SIMULATOR_VERSION}/{TBPOINT_VERSION}",
     resources:

@@ -185,3 +185,50 @@ def test_stall_breakdown_sees_the_mshrs_of_a_streaming_kernel(tmp_path):
     many = _stall_shares(simulate(tr, hardware(cores=1, **{"l1.mshrs": 256})), 1)
     assert few["MSHR"] > 0.3 and many["MSHR"] == 0.0
     assert many["DRAM"] + many["LSU"] > few["DRAM"]
+
+
+def _l2_lines(sim):
+    from pipeline_lib.sim import engine as E
+    valid = sim.L2[E.L2_TAG] >= 0
+    return (set(sim.L2[E.L2_TAG, valid].tolist()),
+            set(sim.L2[E.L2_TAG, valid & (sim.L2[E.L2_DIRTY] == 1)].tolist()))
+
+
+def test_functional_warming_leaves_the_caches_a_full_run_leaves(tmp_path):
+    """A stream of 8 blocks whose data fits in the L2: skipping blocks 2-7
+    (or the whole launch) with functional warming leaves the L2 holding the
+    same lines, dirty the same, as simulating them; without warming the
+    skipped blocks' lines are missing."""
+    from pipeline_lib.sim.sampling import SamplingPolicy, SkipBlocksPolicy
+
+    n4 = 1 << 13                                   # 128 KiB read, 16 KiB written: within the 768 KiB L2
+    def args(d):
+        return [d.zeros(4 * n4, np.float32), d.zeros(8 * 512, np.float32), n4]
+    tr = trace(tmp_path, [("stream", (8,), (512,), args)], heap=1 << 22)
+    hw = hardware(cores=2)
+    full = Simulator(hw, tr)
+    full.run()
+    want = _l2_lines(full)
+    assert len(want[0]) == (16 * n4 + 4 * 8 * 512) // 128 and len(want[1]) == 4 * 8 * 512 // 128
+
+    class SkipLaunch(SamplingPolicy):
+        def __init__(self, warm):
+            self.functional_warming = warm
+
+        def select_launch(self, launch):
+            return False
+
+        def predict(self, launch, row):
+            return 0.0
+
+    class SkipBlocks(SkipBlocksPolicy):
+        def __init__(self, warm):
+            super().__init__(keep=2)
+            self.functional_warming = warm
+
+    for policy in (SkipLaunch, SkipBlocks):
+        warmed, cold = Simulator(hw, tr), Simulator(hw, tr)
+        warmed.run(policy(True))
+        cold.run(policy(False))
+        assert _l2_lines(warmed) == want, policy.__name__
+        assert len(_l2_lines(cold)[0]) < len(want[0])

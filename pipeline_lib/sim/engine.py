@@ -42,7 +42,7 @@ SP_NONE, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM, SP_MIXED = 0, 1, 2,
 (C_CORES, C_MAXW, C_MAXB, C_IW, C_GTO, C_L1_SETS, C_L1_WAYS, C_L1_LAT, C_MSHR,
  C_L2_SETS, C_L2_WAYS, C_L2_LAT, C_L2_SLICES, C_L2_SVC, C_ICNT, C_CH, C_BANKS, C_DRAM_LAT,
  C_ROW_MISS, C_ROW_OPEN, C_PAGE_LINES, C_SMEM_LAT, C_CONST_LAT, C_BRANCH_LAT, C_BAR_LAT,
- C_OCC, C_WPB, C_NBLOCKS, C_UNIT, C_WATCH, C_BUDGET, C_N) = range(32)
+ C_OCC, C_WPB, C_NBLOCKS, C_UNIT, C_WATCH, C_BUDGET, C_WARM, C_N) = range(33)
 
 # warp slot fields W[slot, ...]
 W_POS, W_END, W_READY, W_STATUS, W_BSLOT, W_AGE, W_UNIT, W_N = range(8)
@@ -266,6 +266,74 @@ def _l2(line, t, mode, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst,
 
 
 @njit(cache=True, _nrt=False)
+def warm_block(blk, s, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2):
+    """Functional cache warming of a skipped block (TBPoint's sampling
+    option, docs/simulator.md): its warps' global/local memory lines, warp
+    by warp in trace order, update SM ``s``'s L1 and the L2 -- tags, LRU
+    order and dirty bits under the policies of :func:`_l2` and the L1
+    (loads allocate, stores write through, atomics at the L2) -- with no
+    timing, no statistics and no DRAM traffic, so the next simulated block
+    finds the lines a full run would have left."""
+    l1_sets, l1_ways = C[C_L1_SETS], C[C_L1_WAYS]
+    nsl, l2_sets, l2_ways = C[C_L2_SLICES], C[C_L2_SETS], C[C_L2_WAYS]
+    for gw in range(blk * wpb, (blk + 1) * wpb):
+        for r in range(warp_off[gw], warp_off[gw + 1]):
+            kind = P[t_pc[r], P_KIND]
+            sp = t_space[r]
+            if not ((kind == K_LOAD or kind == K_STORE or kind == K_ATOM) and t_nreq[r] > 0 and
+                    (sp == SP_GLOBAL or sp == SP_LOCAL or sp == SP_MIXED)):
+                continue
+            for j in range(t_loff[r], t_loff[r + 1]):
+                line = t_lines[j] >> 7
+                if kind == K_LOAD:
+                    base = (line % l1_sets) * l1_ways
+                    G[G_STAMP] += 1
+                    victim = base
+                    hit = False
+                    for i in range(base, base + l1_ways):
+                        if L1[L1_TAG, s, i] == line:
+                            L1[L1_LRU, s, i] = G[G_STAMP]
+                            hit = True
+                            break
+                        if L1[L1_TAG, s, victim] != -1 and (L1[L1_TAG, s, i] == -1 or
+                                                            L1[L1_LRU, s, i] < L1[L1_LRU, s, victim]):
+                            victim = i
+                    if hit:
+                        continue
+                    L1[L1_TAG, s, victim] = line
+                    L1[L1_LRU, s, victim] = G[G_STAMP]
+                    L1[L1_FILL, s, victim] = 0
+                mode = 0 if kind == K_LOAD else (1 if kind == K_STORE else 2)
+                sl = line % nsl
+                base = (sl * l2_sets + (line // nsl) % l2_sets) * l2_ways
+                G[G_STAMP] += 1
+                victim = base
+                hit = False
+                for i in range(base, base + l2_ways):
+                    if L2[L2_TAG, i] == line:
+                        L2[L2_LRU, i] = G[G_STAMP]
+                        if mode != 0:
+                            L2[L2_DIRTY, i] = 1
+                        hit = True
+                        break
+                    if L2[L2_TAG, victim] != -1 and (L2[L2_TAG, i] == -1 or L2[L2_LRU, i] < L2[L2_LRU, victim]):
+                        victim = i
+                if not hit:
+                    L2[L2_TAG, victim] = line
+                    L2[L2_LRU, victim] = G[G_STAMP]
+                    L2[L2_DIRTY, victim] = 0 if mode == 0 else 1
+                    L2[L2_FILL, victim] = 0
+
+
+@njit(cache=True, _nrt=False)
+def warm_launch(n_blocks, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2):
+    """Functional warming of a whole skipped launch: block b on SM b mod
+    cores, blocks in id order (:func:`warm_block`)."""
+    for b in range(n_blocks):
+        warm_block(b, b % C[C_CORES], wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2)
+
+
+@njit(cache=True, _nrt=False)
 def _heap_replace_min(h, s, n, val):
     """Replace the smallest of the min-heap h[s, :n] by ``val`` (O(log n))."""
     i = 0
@@ -313,7 +381,8 @@ def _release_barrier(s, b, t, C, W, t_pc, P, regready):
 
 
 @njit(cache=True, _nrt=False)
-def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_warp, blk_thread):
+def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_warp, blk_thread,
+                  t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2):
     """Dispatch the next block (in id order) to SM ``s`` at cycle ``t``.
     Blocks marked in ``skip`` are fast-forwarded: recorded, not simulated.
     Returns False when no block is left."""
@@ -331,6 +400,8 @@ def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_wa
             ST[ST_SKIP_WARP] += blk_warp[blk]
             ST[ST_SKIP_THREAD] += blk_thread[blk]
             G[G_DONE_BLOCKS] += 1
+            if C[C_WARM] == 1:
+                warm_block(blk, s, C[C_WPB], C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2)
             continue
         bbase = s * C[C_MAXB]
         bs = -1
@@ -591,7 +662,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
                 if SM[s, SM_PENDING] > 0 and G[G_NEXT_BLOCK] < C[C_NBLOCKS]:
                     SM[s, SM_PENDING] -= 1
                     if _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST,
-                                     blk_warp, blk_thread):
+                                     blk_warp, blk_thread, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2):
                         more = True
         G[G_RR_SM] = 0
         if G[G_DONE_BLOCKS] >= C[C_NBLOCKS]:

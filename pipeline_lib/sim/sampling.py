@@ -23,6 +23,9 @@ class SamplingPolicy:
 
     #: stop the simulator at every block retirement and call blocks_retired
     watch_blocks = False
+    #: replay the memory lines of skipped blocks and launches through the
+    #: caches without timing (functional warming, docs/simulator.md)
+    functional_warming = False
 
     def select_launch(self, launch: dict) -> bool:
         """Simulate this launch (a row of the trace's launches table)?"""

@@ -251,6 +251,7 @@ class Simulator:
         C[E.C_WPB] = int(launch["warps_per_block"])
         C[E.C_NBLOCKS] = nblk
         C[E.C_WATCH] = 1 if policy is not None and policy.watch_blocks else 0
+        C[E.C_WARM] = 1 if policy is not None and policy.functional_warming else 0
         self.SM[:, :] = 0
         self.SM[:, E.SM_NEXT] = E.INF
         self.SM[:, E.SM_LAST] = -1
@@ -310,6 +311,12 @@ class Simulator:
         G[E.G_CYCLE] = max(int(G[E.G_CYCLE]), end)
         return lid, occ, start, end, ST, PCST, blocks
 
+    def _warm_launch(self, launch: dict) -> None:
+        """Functional warming of a launch the policy skips (engine.warm_launch)."""
+        tr = self.trace.launch_trace(int(launch["launch"]))
+        E.warm_launch(int(launch["n_blocks"]), int(launch["warps_per_block"]), self.C, self.G, tr.warp_off, tr.pc,
+                      tr.space, tr.nreq, tr.line_off, tr.lines, self.static[launch["kernel"]], self.L1, self.L2)
+
     # -- a whole workload ---------------------------------------------------
     def run(self, policy=None) -> SimResult:
         """Simulate every launch in order (or those ``policy`` selects)."""
@@ -321,6 +328,8 @@ class Simulator:
         for launch in L.to_dict("records"):
             if policy is not None and not policy.select_launch(launch):
                 done += int(launch["warp_instrs"])
+                if policy.functional_warming:
+                    self._warm_launch(launch)
                 continue
             lid, occ, start, end, ST, PCST, blocks = self._launch(launch, policy, t0, done, total)
             done += int(launch["warp_instrs"])

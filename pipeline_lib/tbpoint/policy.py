@@ -36,14 +36,18 @@ class TBPointPolicy(SamplingPolicy):
     ipc_tolerance : float
         Relative IPC difference of consecutive units below which the warming
         period ends (seed: 10%).
+    functional_warming : bool
+        Replay skipped blocks' and launches' memory lines through the caches
+        (ours; the seed leaves the caches as they were, 3.5.3).
 
     After the run, :attr:`launch_log` has one row per simulated launch with
     the skipped instructions per region and the predicted region IPCs.
     """
 
     def __init__(self, inter: pd.DataFrame | None = None, regions: pd.DataFrame | None = None,
-                 ipc_tolerance: float = 0.10):
+                 ipc_tolerance: float = 0.10, functional_warming: bool = False):
         self.ipc_tolerance = ipc_tolerance
+        self.functional_warming = functional_warming
         self.intra = regions is not None
         self.watch_blocks = self.intra
         self._rep_of = ({int(a): int(b) for a, b in zip(inter["launch"], inter["representative"])}

@@ -83,14 +83,14 @@ def regions_stage(wl: str, trace_dir, hw: dict, hw_name: str, sigma: float, max_
 
 
 def sample_stage(wl: str, trace_dir, hw: dict, inter_path, regions_path, ipc_tolerance: float, out,
-                 summary_out, host_time_out, progress_s: float = 0.0) -> dict:
+                 summary_out, host_time_out, progress_s: float = 0.0, functional_warming: bool = True) -> dict:
     """TBPoint sampled simulation of one workload: the per-launch table, a
     summary and the host time (a file of its own, see simulate_workload)."""
     t0 = time.perf_counter()
     tr = TraceDir(trace_dir)
     inter = pd.read_parquet(inter_path) if inter_path else None
     regions = pd.read_parquet(regions_path) if regions_path else None
-    policy = TBPointPolicy(inter, regions, ipc_tolerance)
+    policy = TBPointPolicy(inter, regions, ipc_tolerance, functional_warming)
     sim = Simulator(hw, tr, progress_s=progress_s, label=f"{wl} on {hw['name']} (TBPoint)")
     res = sim.run(policy)
     rows = run_sampled_rows(tr, res, policy)
