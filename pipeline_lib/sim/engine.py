@@ -219,6 +219,26 @@ def _dram(line, t, now, is_write, C, bank_cal, bank_row, chan_cal, burst, ST):
     return np.int64(np.ceil(data)) + C[C_DRAM_LAT]
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _l2_touch(line, mode, C, G, L2):
+    """Look ``line`` up in its L2 set: on a hit mark it most recently used
+    (and dirty for a write or atomic, ``mode`` != 0) and return (way, -1);
+    on a miss return (-1, the LRU or an empty way of the set)."""
+    nsl, ways = C[C_L2_SLICES], C[C_L2_WAYS]
+    base = ((line % nsl) * C[C_L2_SETS] + (line // nsl) % C[C_L2_SETS]) * ways
+    G[G_STAMP] += 1
+    victim = base
+    for i in range(base, base + ways):
+        if L2[L2_TAG, i] == line:
+            L2[L2_LRU, i] = G[G_STAMP]
+            if mode != 0:
+                L2[L2_DIRTY, i] = 1
+            return i, -1
+        if L2[L2_TAG, victim] != -1 and (L2[L2_TAG, i] == -1 or L2[L2_LRU, i] < L2[L2_LRU, victim]):
+            victim = i
+    return -1, victim
+
+
 @njit(cache=True, _nrt=False)
 def _l2(line, t, mode, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, pc):
     """A request for ``line`` leaves an SM at cycle ``t``; mode 0 read (L1
@@ -231,22 +251,13 @@ def _l2(line, t, mode, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst,
     sl = line % nsl
     start = _book(slice_cal, sl, t + icnt, C[C_L2_SVC], G[G_CYCLE])
     lookup_done = start + C[C_L2_LAT] - 2 * icnt
-    ways = C[C_L2_WAYS]
-    base = (sl * C[C_L2_SETS] + (line // nsl) % C[C_L2_SETS]) * ways
     ST[ST_L2_ACC] += 1
     G[G_L2_ACC] += 1
     if pc >= 0:
         PCST[pc, PC_L2_ACC] += 1
-    G[G_STAMP] += 1
-    victim = base
-    for i in range(base, base + ways):
-        if L2[L2_TAG, i] == line:
-            L2[L2_LRU, i] = G[G_STAMP]
-            if mode != 0:
-                L2[L2_DIRTY, i] = 1
-            return max(lookup_done, L2[L2_FILL, i]) + icnt
-        if L2[L2_TAG, victim] != -1 and (L2[L2_TAG, i] == -1 or L2[L2_LRU, i] < L2[L2_LRU, victim]):
-            victim = i
+    hit, victim = _l2_touch(line, mode, C, G, L2)
+    if hit >= 0:
+        return max(lookup_done, L2[L2_FILL, hit]) + icnt
     ST[ST_L2_MISS] += 1
     G[G_L2_MISS] += 1
     if pc >= 0:
@@ -275,7 +286,6 @@ def warm_block(blk, s, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lin
     timing, no statistics and no DRAM traffic, so the next simulated block
     finds the lines a full run would have left."""
     l1_sets, l1_ways = C[C_L1_SETS], C[C_L1_WAYS]
-    nsl, l2_sets, l2_ways = C[C_L2_SLICES], C[C_L2_SETS], C[C_L2_WAYS]
     for gw in range(blk * wpb, (blk + 1) * wpb):
         for r in range(warp_off[gw], warp_off[gw + 1]):
             kind = P[t_pc[r], P_KIND]
@@ -304,21 +314,8 @@ def warm_block(blk, s, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lin
                     L1[L1_LRU, s, victim] = G[G_STAMP]
                     L1[L1_FILL, s, victim] = 0
                 mode = 0 if kind == K_LOAD else (1 if kind == K_STORE else 2)
-                sl = line % nsl
-                base = (sl * l2_sets + (line // nsl) % l2_sets) * l2_ways
-                G[G_STAMP] += 1
-                victim = base
-                hit = False
-                for i in range(base, base + l2_ways):
-                    if L2[L2_TAG, i] == line:
-                        L2[L2_LRU, i] = G[G_STAMP]
-                        if mode != 0:
-                            L2[L2_DIRTY, i] = 1
-                        hit = True
-                        break
-                    if L2[L2_TAG, victim] != -1 and (L2[L2_TAG, i] == -1 or L2[L2_LRU, i] < L2[L2_LRU, victim]):
-                        victim = i
-                if not hit:
+                way, victim = _l2_touch(line, mode, C, G, L2)
+                if way < 0:
                     L2[L2_TAG, victim] = line
                     L2[L2_LRU, victim] = G[G_STAMP]
                     L2[L2_DIRTY, victim] = 0 if mode == 0 else 1
