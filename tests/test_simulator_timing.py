@@ -164,13 +164,14 @@ def test_stall_breakdown_names_what_the_warp_waits_for(tmp_path):
     hit latency, tested above)."""
     hw = hardware(cores=1)
     tr = trace(tmp_path / "dep", [("dep_chain", (1,), (32,), lambda d: [d.zeros(32, np.float32), 64])])
-    dep = _stall_shares(simulate(tr, hw), 1)
+    dep = _stall_shares(simulate(tr, hw, stall_breakdown=True), 1)
     assert dep["DEP"] > 0.9 and dep["L1"] + dep["L2"] + dep["DRAM"] + dep["MSHR"] < 0.02
 
     def args(d):
         return [d.to_device(np.arange(32, dtype=np.uint32) * 4), d.zeros(32, np.uint32), 1000]
     tr = trace(tmp_path / "chase", [("chase", (1,), (32,), args)])
-    chase = _stall_shares(simulate(tr, hardware(cores=1, **{"latency.int": 1, "latency.int_mul": 1})), 1)
+    chase = _stall_shares(simulate(tr, hardware(cores=1, **{"latency.int": 1, "latency.int_mul": 1}),
+                                    stall_breakdown=True), 1)
     assert chase["L1"] > 0.8 and chase["DRAM"] < 0.05
 
 
@@ -181,8 +182,8 @@ def test_stall_breakdown_sees_the_mshrs_of_a_streaming_kernel(tmp_path):
     def args(d):
         return [d.zeros(4 * n4, np.float32), d.zeros(4 * 512, np.float32), n4]
     tr = trace(tmp_path, [("stream", (4,), (512,), args)], heap=1 << 23)
-    few = _stall_shares(simulate(tr, hardware(cores=1, **{"l1.mshrs": 4})), 1)
-    many = _stall_shares(simulate(tr, hardware(cores=1, **{"l1.mshrs": 256})), 1)
+    few = _stall_shares(simulate(tr, hardware(cores=1, **{"l1.mshrs": 4}), stall_breakdown=True), 1)
+    many = _stall_shares(simulate(tr, hardware(cores=1, **{"l1.mshrs": 256}), stall_breakdown=True), 1)
     assert few["MSHR"] > 0.3 and many["MSHR"] == 0.0
     assert many["DRAM"] + many["LSU"] > few["DRAM"]
 

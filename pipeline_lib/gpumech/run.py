@@ -95,7 +95,7 @@ def sim_stalls_stage(wl: str, trace_dir, hw: dict, hw_name: str, out) -> None:
     """The detailed simulation's stall breakdown per launch (the CPI stack
     it is compared with; docs/simulator.md, "Stall breakdown")."""
     from ..sim.simulator import Simulator
-    st = Simulator(hw, TraceDir(trace_dir), label=f"{wl} on {hw_name}").run().stalls
+    st = Simulator(hw, TraceDir(trace_dir), label=f"{wl} on {hw_name}", stall_breakdown=True).run().stalls
     _write(st, SIM_STALLS, "gpumech_sim_stalls", out, workload=wl, hardware=hw_name)
 
 

@@ -42,7 +42,7 @@ SP_NONE, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM, SP_MIXED = 0, 1, 2,
 (C_CORES, C_MAXW, C_MAXB, C_IW, C_GTO, C_L1_SETS, C_L1_WAYS, C_L1_LAT, C_MSHR,
  C_L2_SETS, C_L2_WAYS, C_L2_LAT, C_L2_SLICES, C_L2_SVC, C_ICNT, C_CH, C_BANKS, C_DRAM_LAT,
  C_ROW_MISS, C_ROW_OPEN, C_PAGE_LINES, C_SMEM_LAT, C_CONST_LAT, C_BRANCH_LAT, C_BAR_LAT,
- C_OCC, C_WPB, C_NBLOCKS, C_UNIT, C_WATCH, C_BUDGET, C_WARM, C_N) = range(33)
+ C_OCC, C_WPB, C_NBLOCKS, C_UNIT, C_WATCH, C_BUDGET, C_WARM, C_STALLS, C_N) = range(34)
 
 # warp slot fields W[slot, ...]
 W_POS, W_END, W_READY, W_STATUS, W_BSLOT, W_AGE, W_UNIT, W_N = range(8)
@@ -561,7 +561,9 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
                     done = rdy
             lsu += 1
         SM[s, SM_LSU] = lsu
-        if ST[ST_MSHR_STALL] > seen[0]:
+        if C[C_STALLS] == 0:
+            pass
+        elif ST[ST_MSHR_STALL] > seen[0]:
             cause = STALL_MSHR
         elif ST[ST_L2_MISS] > seen[1]:
             cause = STALL_DRAM
@@ -590,7 +592,8 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
         if g < 0:
             break
         regready[w, g] = done
-        regready[w, NR + g] = cause
+        if C[C_STALLS] == 1:
+            regready[w, NR + g] = cause
     W[w, W_POS] = r + 1
     W[w, W_UNIT] = U_UNKNOWN
     bs = W[w, W_BSLOT]
@@ -644,6 +647,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
     cycle, RC_BUDGET after C[C_BUDGET] issued instructions."""
     S = C[C_CORES]
     MAXW = C[C_MAXW]
+    stalls = C[C_STALLS] == 1      # the stall breakdown is kept (docs/simulator.md)
     G[G_CALL_ISSUED] = 0
     while True:
         t = G[G_CYCLE]
@@ -675,7 +679,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
         for s in range(S):
             if SM[s, SM_NEXT] > t:
                 continue
-            if t > SM[s, SM_SEEN]:       # the cycles it sat out, in the category it stopped with
+            if stalls and t > SM[s, SM_SEEN]:    # the cycles it sat out, in the category it stopped with
                 ST[ST_STALL0 + SM[s, SM_CAUSE]] += t - SM[s, SM_SEEN]
             base = s * MAXW
             issued = 0
@@ -736,7 +740,8 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
                     nret = _after_issue(w, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv)
             if issued > 0 or retired_here:
                 SM[s, SM_NEXT] = t + 1
-                SM[s, SM_CAUSE] = STALL_BASE if issued > 0 else STALL_IDLE
+                if stalls:
+                    SM[s, SM_CAUSE] = STALL_BASE if issued > 0 else STALL_IDLE
             else:
                 if C[C_GTO] == 1:
                     mn = INF
@@ -746,9 +751,11 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
                             mn = W[w, W_READY]
                             mw = w
                 SM[s, SM_NEXT] = max(mn, t + 1)
-                SM[s, SM_CAUSE] = _stall_cause(s, mw, W, SM, t_pc, P, regready)
-            ST[ST_STALL0 + SM[s, SM_CAUSE]] += 1
-            SM[s, SM_SEEN] = t + 1
+                if stalls:
+                    SM[s, SM_CAUSE] = _stall_cause(s, mw, W, SM, t_pc, P, regready)
+            if stalls:
+                ST[ST_STALL0 + SM[s, SM_CAUSE]] += 1
+                SM[s, SM_SEEN] = t + 1
         G[G_CYCLE] = t + 1
         if nret > 0 and C[C_WATCH] == 1:
             return RC_RETIRED, nret

@@ -125,9 +125,9 @@ class SimResult:
     units: pd.DataFrame
     activity: pd.DataFrame
     info: dict = field(default_factory=dict)
-    #: per launch: cycles, warp instructions and the SM-cycles of each stall
-    #: category (engine.STALL_NAMES; they sum to cycles x cores); not written
-    #: by the simulate stage (docs/simulator.md, "Stall breakdown")
+    #: per launch (with ``stall_breakdown=True``): cycles, warp instructions
+    #: and the SM-cycles of each stall category (engine.STALL_NAMES; they sum
+    #: to cycles x cores); not written by the simulate stage (docs/simulator.md, "Stall breakdown")
     stalls: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
@@ -199,7 +199,7 @@ class Simulator:
     """
 
     def __init__(self, hw: dict, trace: TraceDir, unit_warp_instrs: int = 1_000_000, min_units: int = 20,
-                 progress_s: float = 0.0, label: str = ""):
+                 progress_s: float = 0.0, label: str = "", stall_breakdown: bool = False):
         self.hw, self.trace, self.label = hw, trace, label or str(trace.path)
         self.progress_s = progress_s
         self.C, self.burst = engine_config(hw)
@@ -220,8 +220,9 @@ class Simulator:
         self.W[:, E.W_READY] = E.INF
         self.B = np.full((S * MAXB, E.B_N), -1, np.int64)
         self.SM = np.zeros((S, E.SM_N), np.int64)
-        # ready cycle per register, then its producer's stall category (engine.STALL_*)
-        self.regready = np.zeros((S * MAXW, 2 * nregs), np.int64)
+        # ready cycle per register, then (with the stall breakdown) its producer's stall category
+        self.C[E.C_STALLS] = 1 if stall_breakdown else 0
+        self.regready = np.zeros((S * MAXW, (2 if stall_breakdown else 1) * nregs), np.int64)
         self.L1 = np.zeros((3, S, C[E.C_L1_SETS] * C[E.C_L1_WAYS]), np.int64)
         self.L1[E.L1_TAG] = -1
         self.mshr = np.zeros((S, C[E.C_MSHR]), np.int64)
@@ -306,8 +307,9 @@ class Simulator:
             self._unit_bbv.append(UBBV[u].copy())
         simulated = self._bo[:, E.BO_SKIPPED] == 0
         end = int(self._bo[simulated, E.BO_RETIRE].max()) if simulated.any() else start
-        for s in range(hw["cores"]):      # the stall breakdown up to the launch's end
-            ST[E.ST_STALL0 + self.SM[s, E.SM_CAUSE]] += max(0, end - int(self.SM[s, E.SM_SEEN]))
+        if C[E.C_STALLS]:
+            for s in range(hw["cores"]):      # the stall breakdown up to the launch's end
+                ST[E.ST_STALL0 + self.SM[s, E.SM_CAUSE]] += max(0, end - int(self.SM[s, E.SM_SEEN]))
         G[E.G_CYCLE] = max(int(G[E.G_CYCLE]), end)
         return lid, occ, start, end, ST, PCST, blocks
 
@@ -342,8 +344,9 @@ class Simulator:
             # launch cost more host time than the simulation of small launches
             bo = self._bo
             blk_rows.append((np.full(len(bo), lid, np.int32), bo, blocks["warp_instrs"].to_numpy(np.int64)))
-            stall_rows.append({"launch": lid, "cycles": end - start, "warp_instrs": int(ST[E.ST_WARP]),
-                               **{n: int(ST[E.ST_STALL0 + i]) for i, n in enumerate(E.STALL_NAMES)}})
+            if self.C[E.C_STALLS]:
+                stall_rows.append({"launch": lid, "cycles": end - start, "warp_instrs": int(ST[E.ST_WARP]),
+                                   **{n: int(ST[E.ST_STALL0 + i]) for i, n in enumerate(E.STALL_NAMES)}})
             act_rows.append({"launch": lid, "cycles": end - start,
                              **{name: int(ST[i]) for i, name in ACTIVITY}})
             pcs = np.flatnonzero(PCST[:, E.PC_L1_ACC] + PCST[:, E.PC_L2_ACC] > 0)
