@@ -6,6 +6,7 @@ import os
 from pipeline_lib import provenance
 from pipeline_lib.config import read_yaml, validate
 from pipeline_lib.jobs import export_producers
+from pipeline_lib.rule_params import keyed
 
 # The default configuration applies only when none is given on the command
 # line (Snakemake would otherwise merge the two workload lists).  It is read

@@ -54,9 +54,11 @@ rule gpumech_analyse:
         launches=f"{GM_DIR}/{{wl}}/{{hw}}/launches.parquet",
         host_time=f"{GM_DIR}/{{wl}}/{{hw}}/host_time.json",
     params:
-        hw=lambda wc: hardware_slice(_hw(wc.hw), GM_FIELDS),
-        sync=GM["contention_sync"],
-        code_version=GPUMECH_VERSION,
+        **keyed(
+            hw=lambda wc: hardware_slice(_hw(wc.hw), GM_FIELDS),
+            sync=GM["contention_sync"],
+            code_version=GPUMECH_VERSION,
+        ),
     resources:
         mem_mb=CONFIG["simulate"]["mem_mb"],
         runtime=CONFIG["simulate"]["runtime_min"],
@@ -77,8 +79,10 @@ rule gpumech_sim_stalls:
     output:
         f"{GM_DIR}/{{wl}}/{{hw}}/sim_stalls.parquet",
     params:
-        hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
-        code_version=SIMULATOR_VERSION,
+        **keyed(
+            hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
+            code_version=SIMULATOR_VERSION,
+        ),
     resources:
         mem_mb=CONFIG["simulate"]["mem_mb"],
         runtime=CONFIG["simulate"]["runtime_min"],
@@ -110,11 +114,13 @@ rule gpumech_validate:
                  for f in ("fig27_errors_rr", "fig28_errors_gto", "fig32_miss_rate_error",
                            "fig34_stacks_vs_simulation")],
     params:
-        workloads=WORKLOADS,
-        cores=lambda wc: _hw(wc.hw)["cores"],
-        issue_width=lambda wc: _hw(wc.hw)["issue_width"],
-        min_waves=GM["min_waves"],
-        code_version=GPUMECH_VERSION,
+        **keyed(
+            workloads=WORKLOADS,
+            cores=lambda wc: _hw(wc.hw)["cores"],
+            issue_width=lambda wc: _hw(wc.hw)["issue_width"],
+            min_waves=GM["min_waves"],
+            code_version=GPUMECH_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1
@@ -140,14 +146,16 @@ rule gpumech_sweep:
         figures=[figure(f"{GM_DIR}/{{hw}}/{f}.png", f"gpumech/{f}", "GPUMech", "Sweeps around {hw}")
                  for f in ("fig29_warps", "fig30_mshrs", "fig31_dram_clock", "fig33_cpi_stacks")],
     params:
-        points=lambda wc: [{"key": k, "value": v, "hardware": p, "policy": _hw(p)["scheduler"],
-                            "warps": _hw(p)["sm_limits"]["warps"], "bandwidth": dram_bandwidth_gbs(_hw(p))}
-                           for k, v, p in gm_sweep_points(wc.hw)],
-        workloads=GM_SWEEP_WL,
-        stack_workloads=GM_STACK_WL,
-        cores=lambda wc: _hw(wc.hw)["cores"],
-        min_waves=GM["min_waves"],
-        code_version=GPUMECH_VERSION,
+        **keyed(
+            points=lambda wc: [{"key": k, "value": v, "hardware": p, "policy": _hw(p)["scheduler"],
+                                "warps": _hw(p)["sm_limits"]["warps"], "bandwidth": dram_bandwidth_gbs(_hw(p))}
+                               for k, v, p in gm_sweep_points(wc.hw)],
+            workloads=GM_SWEEP_WL,
+            stack_workloads=GM_STACK_WL,
+            cores=lambda wc: _hw(wc.hw)["cores"],
+            min_waves=GM["min_waves"],
+            code_version=GPUMECH_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1

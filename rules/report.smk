@@ -37,7 +37,9 @@ rule report_page:
         method="|".join(REPORT_CATEGORIES),
         page="[A-Za-z0-9_/-]+",
     params:
-        code_version=REPORT_VERSION,
+        **keyed(
+            code_version=REPORT_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1

@@ -21,7 +21,9 @@ rule scaling_profile:
     output:
         f"{RESULTS}/scaling/profiles/{{wl}}.parquet",
     params:
-        code_version=SCALING_VERSION,
+        **keyed(
+            code_version=SCALING_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1
@@ -62,11 +64,13 @@ if SC_SWEEP:
         wildcard_constraints:
             wl="|".join(SC_WL),
         params:
-            sweep=SC_SWEEP,
-            points=SC_POINTS,
-            dirs=lambda wc: sweep_dirs(SC_SWEEP, [wc.wl]),
-            hw=[hardware_slice(_hw(p["name"]), COUNTER_FIELDS) for p in SC_POINTS],
-            code_version=SCALING_VERSION,
+            **keyed(
+                sweep=SC_SWEEP,
+                points=SC_POINTS,
+                dirs=lambda wc: sweep_dirs(SC_SWEEP, [wc.wl]),
+                hw=[hardware_slice(_hw(p["name"]), COUNTER_FIELDS) for p in SC_POINTS],
+                code_version=SCALING_VERSION,
+            ),
         resources:
             **LIGHT_JOB,
         threads: 1
@@ -81,8 +85,10 @@ if SC_SWEEP:
         output:
             f"{SC_DIR}/dataset.parquet",
         params:
-            sweep=SC_SWEEP,
-            code_version=SCALING_VERSION,
+            **keyed(
+                sweep=SC_SWEEP,
+                code_version=SCALING_VERSION,
+            ),
         resources:
             **LIGHT_JOB,
         threads: 1
@@ -97,10 +103,12 @@ if SC_SWEEP:
         output:
             **SC_MODELS,
         params:
-            base=SC["base"],
-            clusters=SC["clusters"],
-            seed=SC["seed"],
-            code_version=SCALING_VERSION,
+            **keyed(
+                base=SC["base"],
+                clusters=SC["clusters"],
+                seed=SC["seed"],
+                code_version=SCALING_VERSION,
+            ),
         resources:
             **LIGHT_JOB,
         threads: 1
@@ -122,9 +130,11 @@ if SC_SWEEP:
         wildcard_constraints:
             metric="time|power",
         params:
-            opts={k: SC[k] for k in ("base", "clusters", "holdout", "splits", "seed", "heatmap_cc",
-                                     "cluster_counts", "study_bases", "histogram_k")},
-            code_version=SCALING_VERSION,
+            **keyed(
+                opts={k: SC[k] for k in ("base", "clusters", "holdout", "splits", "seed", "heatmap_cc",
+                                         "cluster_counts", "study_bases", "histogram_k")},
+                code_version=SCALING_VERSION,
+            ),
         resources:
             mem_mb=2000,
             runtime=120,
@@ -144,10 +154,12 @@ if SC_SWEEP:
             summary=f"{SC_DIR}/summary.md",
             host_time=f"{SC_DIR}/host_time.md",
         params:
-            sweep=SC_SWEEP,
-            dirs=sweep_dirs(SC_SWEEP),
-            metrics=SC_METRICS,
-            code_version=SCALING_VERSION,
+            **keyed(
+                sweep=SC_SWEEP,
+                dirs=sweep_dirs(SC_SWEEP),
+                metrics=SC_METRICS,
+                code_version=SCALING_VERSION,
+            ),
         resources:
             **LIGHT_JOB,
         threads: 1
@@ -167,11 +179,13 @@ if SC_SWEEP:
         output:
             f"{SC_DIR}/predict/{{wl}}.parquet",
         params:
-            sim_dir=lambda wc: sweep_point_dir(SC_SWEEP if wc.wl in SC_WL else None, wc.wl, SC_BASE),
-            base=SC_BASE,
-            sweep_base=SC_SPEC["base"],
-            hw=hardware_slice(_hw(SC_BASE), COUNTER_FIELDS),
-            code_version=SCALING_VERSION,
+            **keyed(
+                sim_dir=lambda wc: sweep_point_dir(SC_SWEEP if wc.wl in SC_WL else None, wc.wl, SC_BASE),
+                base=SC_BASE,
+                sweep_base=SC_SPEC["base"],
+                hw=hardware_slice(_hw(SC_BASE), COUNTER_FIELDS),
+                code_version=SCALING_VERSION,
+            ),
         resources:
             **LIGHT_JOB,
         threads: 1

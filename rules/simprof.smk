@@ -65,8 +65,10 @@ rule simprof_input:
     output:
         f"{SP_DIR}/inputs/{{sp_input}}.txt",
     params:
-        spec=lambda wc: SP["inputs"][wc.sp_input],
-        code_version=SIMPROF_VERSION,
+        **keyed(
+            spec=lambda wc: SP["inputs"][wc.sp_input],
+            code_version=SIMPROF_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1
@@ -80,8 +82,10 @@ rule simprof_jar:
     output:
         f"{SP_DIR}/simprof.jar",
     params:
-        # the Java sources' digest: an edit rebuilds the jar and reruns the profiles
-        sources=source_digest(),
+        **keyed(
+            # the Java sources' digest: an edit rebuilds the jar and reruns the profiles
+            sources=source_digest(),
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1
@@ -98,9 +102,11 @@ rule simprof_profile:
     output:
         [f"{SP_DIR}/profiles/{{run}}/{f}" for f in PROFILE_FILES],
     params:
-        spec=lambda wc: SP["runs"][wc.run],
-        spark=SP_SPARK,
-        code_version=SIMPROF_VERSION,
+        **keyed(
+            spec=lambda wc: SP["runs"][wc.run],
+            spark=SP_SPARK,
+            code_version=SIMPROF_VERSION,
+        ),
     resources:
         **SP_JOB,
     threads: SP["cores"]
@@ -118,8 +124,10 @@ rule simprof_phases:
         phases=f"{SP_DIR}/phases/{{run}}/phases.parquet",
         model=f"{SP_DIR}/phases/{{run}}/model.json",
     params:
-        opts=SP_PHASES,
-        code_version=SIMPROF_VERSION,
+        **keyed(
+            opts=SP_PHASES,
+            code_version=SIMPROF_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1
@@ -136,8 +144,10 @@ rule simprof_sampling:
         errors=f"{SP_DIR}/sampling/{{run}}/errors.parquet",
         sizes=f"{SP_DIR}/sampling/{{run}}/sizes.parquet",
     params:
-        opts=SP_SAMPLING,
-        code_version=SIMPROF_VERSION,
+        **keyed(
+            opts=SP_SAMPLING,
+            code_version=SIMPROF_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1
@@ -160,11 +170,13 @@ rule simprof_sensitivity:
     wildcard_constraints:
         sp_set="[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",
     params:
-        train=lambda wc: SP["sensitivity"][wc.sp_set]["train"],
-        references=lambda wc: SP["sensitivity"][wc.sp_set]["references"],
-        profiles=lambda wc: [f"{SP_DIR}/profiles/{r}" for r in SP["sensitivity"][wc.sp_set]["references"]],
-        opts=SP_SENSITIVITY,
-        code_version=SIMPROF_VERSION,
+        **keyed(
+            train=lambda wc: SP["sensitivity"][wc.sp_set]["train"],
+            references=lambda wc: SP["sensitivity"][wc.sp_set]["references"],
+            profiles=lambda wc: [f"{SP_DIR}/profiles/{r}" for r in SP["sensitivity"][wc.sp_set]["references"]],
+            opts=SP_SENSITIVITY,
+            code_version=SIMPROF_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1
@@ -181,10 +193,12 @@ rule simprof_overhead:
     output:
         f"{SP_DIR}/overhead/{{run}}.parquet",
     params:
-        spec=lambda wc: SP["runs"][wc.run],
-        spark=SP_SPARK,
-        repeats=SP["overhead"]["repeats"],
-        code_version=SIMPROF_VERSION,
+        **keyed(
+            spec=lambda wc: SP["runs"][wc.run],
+            spark=SP_SPARK,
+            repeats=SP["overhead"]["repeats"],
+            code_version=SIMPROF_VERSION,
+        ),
     resources:
         mem_mb=SP["mem_mb"],
         runtime=SP_JOB["runtime"] * 2 * SP["overhead"]["repeats"],
@@ -212,12 +226,14 @@ rule simprof_summary:
                 + ([figure(f"{SP_DIR}/{f}.png", f"simprof/{f}", "SimProf", "Input sensitivity")
                     for f in ("fig46_sensitive_points", "fig47_phases")] if SP_SETS else []),
     params:
-        runs=SP_RUNS,
-        overhead=SP_OVERHEAD,
-        opts={**SP_UNIT, **{k: SP[k] for k in ("points", "confidence", "tolerance")}},
-        # the figures' captions
-        unit=describe_unit(SP_MODE, SP_UNIT["unit_size"]),
-        code_version=SIMPROF_VERSION,
+        **keyed(
+            runs=SP_RUNS,
+            overhead=SP_OVERHEAD,
+            opts={**SP_UNIT, **{k: SP[k] for k in ("points", "confidence", "tolerance")}},
+            # the figures' captions
+            unit=describe_unit(SP_MODE, SP_UNIT["unit_size"]),
+            code_version=SIMPROF_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1

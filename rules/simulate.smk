@@ -28,11 +28,13 @@ rule simulate:
         summary=f"{RESULTS}/sim/{{wl}}/{{hw}}/summary.json",
         host_time=f"{RESULTS}/sim/{{wl}}/{{hw}}/host_time.json",
     params:
-        hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
-        unit_warp_instrs=CONFIG["simulate"]["unit_warp_instrs"],
-        min_units=CONFIG["simulate"]["min_units"],
-        progress_s=CONFIG["simulate"]["progress_s"],
-        code_version=SIMULATOR_VERSION,
+        **keyed(
+            hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
+            unit_warp_instrs=CONFIG["simulate"]["unit_warp_instrs"],
+            min_units=CONFIG["simulate"]["min_units"],
+            progress_s=CONFIG["simulate"]["progress_s"],
+            code_version=SIMULATOR_VERSION,
+        ),
     resources:
         mem_mb=CONFIG["simulate"]["mem_mb"],
         runtime=CONFIG["simulate"]["runtime_min"],
@@ -49,8 +51,10 @@ rule power:
     output:
         f"{RESULTS}/sim/{{wl}}/{{hw}}/power.parquet",
     params:
-        hw=lambda wc: hardware_slice(_hw(wc.hw), POWER_FIELDS),
-        code_version=POWER_VERSION,
+        **keyed(
+            hw=lambda wc: hardware_slice(_hw(wc.hw), POWER_FIELDS),
+            code_version=POWER_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1

@@ -60,12 +60,14 @@ rule sweep_batch:
     wildcard_constraints:
         batch=r"\d+",
     params:
-        points=lambda wc: [{"hw": hardware_slice(_hw(p), TIMING_FIELDS), "hw_power": hardware_slice(_hw(p), POWER_FIELDS)}
-                           for p in SWEEP_BATCHES[wc.sweep][int(wc.batch)]],
-        unit_warp_instrs=CONFIG["simulate"]["unit_warp_instrs"],
-        min_units=CONFIG["simulate"]["min_units"],
-        progress_s=CONFIG["simulate"]["progress_s"],
-        code_version=[SIMULATOR_VERSION, POWER_VERSION],
+        **keyed(
+            points=lambda wc: [{"hw": hardware_slice(_hw(p), TIMING_FIELDS), "hw_power": hardware_slice(_hw(p), POWER_FIELDS)}
+                               for p in SWEEP_BATCHES[wc.sweep][int(wc.batch)]],
+            unit_warp_instrs=CONFIG["simulate"]["unit_warp_instrs"],
+            min_units=CONFIG["simulate"]["min_units"],
+            progress_s=CONFIG["simulate"]["progress_s"],
+            code_version=[SIMULATOR_VERSION, POWER_VERSION],
+        ),
     resources:
         mem_mb=CONFIG["simulate"]["mem_mb"],
         # a simulation's time per point of the largest batch (a static value a scheduler can read)
@@ -83,10 +85,12 @@ rule sweep_table:
     output:
         f"{RESULTS}/sweeps/{{sweep}}/points.parquet",
     params:
-        points=lambda wc: SWEEP_POINTS[wc.sweep],
-        workloads=lambda wc: SWEEP_WL[wc.sweep],
-        dirs=lambda wc: sweep_dirs(wc.sweep),
-        clocks=lambda wc: [_hw(p["name"])["core_clock_mhz"] for p in SWEEP_POINTS[wc.sweep]],
+        **keyed(
+            points=lambda wc: SWEEP_POINTS[wc.sweep],
+            workloads=lambda wc: SWEEP_WL[wc.sweep],
+            dirs=lambda wc: sweep_dirs(wc.sweep),
+            clocks=lambda wc: [_hw(p["name"])["core_clock_mhz"] for p in SWEEP_POINTS[wc.sweep]],
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1

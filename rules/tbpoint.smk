@@ -35,9 +35,11 @@ rule tbpoint_inter_launch:
     output:
         f"{TBP_DIR}/{{wl}}/inter_launch.parquet",
     params:
-        sigma=TBP["inter_sigma"],
-        within_kernel=TBP["inter_within_kernel"],
-        code_version=TBPOINT_VERSION,
+        **keyed(
+            sigma=TBP["inter_sigma"],
+            within_kernel=TBP["inter_within_kernel"],
+            code_version=TBPOINT_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1
@@ -55,11 +57,13 @@ rule tbpoint_regions:
         epochs=f"{TBP_DIR}/{{wl}}/{{hw}}/epochs.parquet",
         regions=f"{TBP_DIR}/{{wl}}/{{hw}}/regions.parquet",
     params:
-        hw=lambda wc: hardware_slice(_hw(wc.hw), OCCUPANCY_FIELDS),
-        sigma=TBP["intra_sigma"],
-        max_variation=TBP["max_variation"],
-        min_epochs=TBP["min_region_epochs"],
-        code_version=TBPOINT_VERSION,
+        **keyed(
+            hw=lambda wc: hardware_slice(_hw(wc.hw), OCCUPANCY_FIELDS),
+            sigma=TBP["intra_sigma"],
+            max_variation=TBP["max_variation"],
+            min_epochs=TBP["min_region_epochs"],
+            code_version=TBPOINT_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1
@@ -80,13 +84,15 @@ rule tbpoint_sample:
         summary=f"{TBP_DIR}/{{wl}}/{{hw}}/sampled.json",
         host_time=f"{TBP_DIR}/{{wl}}/{{hw}}/host_time.json",
     params:
-        hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
-        inter=TBP["inter"],
-        intra=TBP["intra"],
-        ipc_tolerance=TBP["ipc_tolerance"],
-        functional_warming=TBP["functional_warming"],
-        progress_s=CONFIG["simulate"]["progress_s"],
-        code_version=f"{SIMULATOR_VERSION}/{TBPOINT_VERSION}",
+        **keyed(
+            hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
+            inter=TBP["inter"],
+            intra=TBP["intra"],
+            ipc_tolerance=TBP["ipc_tolerance"],
+            functional_warming=TBP["functional_warming"],
+            progress_s=CONFIG["simulate"]["progress_s"],
+            code_version=f"{SIMULATOR_VERSION}/{TBPOINT_VERSION}",
+        ),
     resources:
         mem_mb=CONFIG["simulate"]["mem_mb"],
         runtime=CONFIG["simulate"]["runtime_min"],
@@ -103,9 +109,11 @@ rule tbpoint_baselines:
     output:
         f"{TBP_DIR}/{{wl}}/{{hw}}/baselines.parquet",
     params:
-        random=TBP["random"],
-        simpoint=TBP["simpoint"],
-        code_version=TBPOINT_VERSION,
+        **keyed(
+            random=TBP["random"],
+            simpoint=TBP["simpoint"],
+            code_version=TBPOINT_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1
@@ -131,8 +139,10 @@ rule tbpoint_validate:
         figures=[figure(f"{TBP_DIR}/{{hw}}/{f}.png", f"tbpoint/{f}", "TBPoint", "Validation on {hw}") for f in
                  ("fig11_ipc", "fig12_sample_size", "fig13_skipped_split", "fig14_miss_rate_error")],
     params:
-        workloads=WORKLOADS,
-        code_version=TBPOINT_VERSION,
+        **keyed(
+            workloads=WORKLOADS,
+            code_version=TBPOINT_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1
@@ -152,9 +162,11 @@ rule tbpoint_sensitivity:
         figures=[figure(f"{TBP_DIR}/sensitivity/{f}.png", f"tbpoint/{f}", "TBPoint", "Sensitivity to the configuration")
                  for f in ("fig15_error_by_config", "fig16_sample_size_by_config")],
     params:
-        workloads=[wl for hw in TBP_SENSITIVITY for wl in WORKLOADS],
-        hardware=[hardware_slice(_hw(hw), ["name"] + OCCUPANCY_FIELDS) for hw in TBP_SENSITIVITY for wl in WORKLOADS],
-        code_version=TBPOINT_VERSION,
+        **keyed(
+            workloads=[wl for hw in TBP_SENSITIVITY for wl in WORKLOADS],
+            hardware=[hardware_slice(_hw(hw), ["name"] + OCCUPANCY_FIELDS) for hw in TBP_SENSITIVITY for wl in WORKLOADS],
+            code_version=TBPOINT_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1
@@ -170,8 +182,10 @@ rule tbpoint_markov:
         figure=figure(f"{TBP_DIR}/markov/fig7_ipc_variation.png", "tbpoint/fig7_ipc_variation", "TBPoint",
                       "Markov model"),
     params:
-        markov=TBP["markov"],
-        code_version=TBPOINT_VERSION,
+        **keyed(
+            markov=TBP["markov"],
+            code_version=TBPOINT_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1
@@ -190,11 +204,13 @@ rule tbpoint_kernel_types:
         figure=figure(f"{TBP_DIR}/kernel_types/fig10_kernel_types.png", "tbpoint/fig10_kernel_types", "TBPoint",
                       "Kernel types"),
     params:
-        workloads=WORKLOADS,
-        declared=[KINDS[CONFIG["workloads"][wl]["benchmark"]] for wl in WORKLOADS],
-        plot=TBP_PLOT,
-        max_cov=TBP["kernel_types"]["max_cov"],
-        code_version=TBPOINT_VERSION,
+        **keyed(
+            workloads=WORKLOADS,
+            declared=[KINDS[CONFIG["workloads"][wl]["benchmark"]] for wl in WORKLOADS],
+            plot=TBP_PLOT,
+            max_cov=TBP["kernel_types"]["max_cov"],
+            code_version=TBPOINT_VERSION,
+        ),
     resources:
         **LIGHT_JOB,
     threads: 1

@@ -33,12 +33,14 @@ rule trace:
         tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in TRACE_TABLES],
         check=f"{RESULTS}/traces/{{wl}}/check.json",
     params:
-        spec=_trace_spec,
-        warp_trace=CONFIG["trace"]["warp_trace"],
-        instr_limit=CONFIG["trace"]["instr_limit"],
-        chunk_records=CONFIG["trace"]["chunk_records"],
-        code_version=EMULATOR_VERSION,
-        workload_code=_trace_code,
+        **keyed(
+            spec=_trace_spec,
+            warp_trace=CONFIG["trace"]["warp_trace"],
+            instr_limit=CONFIG["trace"]["instr_limit"],
+            chunk_records=CONFIG["trace"]["chunk_records"],
+            code_version=EMULATOR_VERSION,
+            workload_code=_trace_code,
+        ),
     resources:
         mem_mb=CONFIG["trace"]["mem_mb"],
         runtime=CONFIG["trace"]["runtime_min"],

@@ -531,9 +531,8 @@ def test_bad_scaling_configs_are_named(tmp_path, scaling, sweep, message):
     assert re.search(message, res.stdout + res.stderr), (res.stdout + res.stderr)[-2000:]
 
 
-def test_every_rule_declares_its_resources(tmp_path):
-    """Schedulers pack jobs by threads, memory and run time: every rule but
-    ``all`` states them."""
+def _rules(tmp_path) -> dict:
+    """The workflow's rules on the tiny config, by name, from Snakemake's API."""
     from snakemake.api import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings, SnakemakeApi
     from snakemake.settings.enums import Quietness
 
@@ -543,7 +542,13 @@ def test_every_rule_declares_its_resources(tmp_path):
                              config_settings=ConfigSettings(configfiles=[cfg]),
                              snakefile=ROOT / "Snakefile", workdir=tmp_path)
         wf_api.dag(DAGSettings())
-        rules = {r.name: r for r in wf_api._workflow.rules}
+        return {r.name: r for r in wf_api._workflow.rules}
+
+
+def test_every_rule_declares_its_resources(tmp_path):
+    """Schedulers pack jobs by threads, memory and run time: every rule but
+    ``all`` states them."""
+    rules = _rules(tmp_path)
     assert set(rules) == ALL_RULES
     for name, rule in rules.items():
         if name == "all":
@@ -552,6 +557,41 @@ def test_every_rule_declares_its_resources(tmp_path):
         assert res.get("mem_mb", 0) >= 1000, name
         assert res.get("runtime", 0) >= 10, name
         assert res.get("_cores") == (TINY["simprof"].get("cores", 2) if name in SPARK_RULES else 1), name
+
+
+def test_every_rule_passes_its_params_by_name(tmp_path):
+    """Snakemake compares a job's parameters as a set of values, so every
+    rule adds the keyed digest of all its named parameters
+    (pipeline_lib.rule_params)."""
+    from pipeline_lib.rule_params import KEYED
+
+    for name, rule in _rules(tmp_path).items():
+        names = set(rule.params.keys())
+        if name == "all":
+            assert not names
+            continue
+        assert KEYED in names, f"rule {name}: params without **keyed(...)"
+        digest = getattr(rule.params, KEYED)
+        assert set(digest.names) == names - {KEYED}, name
+        assert len(rule.params) == len(names), f"rule {name}: a positional parameter escapes the digest"
+
+
+def test_swapping_two_parameter_values_reruns_their_rule(ran, tmp_path):
+    """A swap leaves the set of values Snakemake compares unchanged; the
+    keyed digest still reruns the epoch clustering, and only it and what
+    reads its regions."""
+    d, _ = ran
+    from pipeline_lib.config import validate
+
+    tbp = validate(_with_hw(d, "hw"), source="test")["tbpoint"]
+    assert tbp["intra_sigma"] != tbp["max_variation"]
+    changed = _with_hw(d, "hw")
+    changed["tbpoint"] = {**changed["tbpoint"], "intra_sigma": tbp["max_variation"],
+                          "max_variation": tbp["intra_sigma"]}
+    jobs, _ = build_dag(d, _write(tmp_path / "c2.yaml", changed))
+    assert sorted((w["wl"], w["hw"]) for w in jobs["tbpoint_regions"]) == \
+        sorted((wl, hw) for wl in TINY["workloads"] for hw in ("gpumech-baseline", VARIANT))
+    assert "trace" not in jobs and "simulate" not in jobs and "tbpoint_inter_launch" not in jobs
 
 
 def test_a_declared_sweep_expands_to_named_points(tmp_path):
