@@ -86,6 +86,18 @@ def cpu_agreement(perf_table: pd.DataFrame, counters: pd.DataFrame) -> float | N
     return round(kernel / jvm_cpu, 4) if jvm_cpu > 0 else None
 
 
+def missed_cpu_share(perf_table: pd.DataFrame, counters: pd.DataFrame) -> float:
+    """Share of the executor threads' CPU time (as the JVM reported it) that
+    belongs to threads the perf sampler never counted: a thread that starts
+    and ends between two of the sampler's polls of ``/proc`` (a busy host)
+    cannot be attached to after the fact, so it is reported instead."""
+    c = counters[counters["cpu_ns"] >= 0]
+    cpu = c.groupby("java_tid")["cpu_ns"].agg(lambda v: v.max() - v.min())
+    total = float(cpu.sum())
+    missed = cpu[~cpu.index.isin(perf_table["java_tid"].unique())]
+    return round(float(missed.sum()) / total, 4) if total > 0 else 0.0
+
+
 def profile_job(jar: Path, job: str, data: Path, work_dir: Path, *, partitions: int, arg: str, cores: int,
                 driver_memory: str, profile: dict, log: Path, timeout_s: int,
                 counter_mode: str = "cpu-time") -> tuple[dict, dict]:
@@ -106,6 +118,7 @@ def profile_job(jar: Path, job: str, data: Path, work_dir: Path, *, partitions: 
                            f"executor threads of '{job}' in instructions mode; the kernel refused: "
                            f"{next(iter(refused.values()), 'no thread named like an executor thread was seen')}")
     run["perf_threads"] = int(counted)
+    run["perf_missed_cpu_share"] = missed_cpu_share(tables["perf"], tables["counters"])
     run["perf_refused"] = sorted(set(refused.values()))[:3]
     run["perf_cpu_ratio"] = cpu_agreement(tables["perf"], tables["counters"])
     run["perf_sampler_cpu_s"] = round(run["perf_sampler_cpu_s"], 3)

@@ -144,7 +144,8 @@ def profile_stage(run: str, spec: dict, jar, data, opts: dict, out_dir, log) -> 
               "summary": info["summary"], "stacks_truncated": info["stacks_truncated"],
               "recording_bytes": info["recording_bytes"], "snapshots": len(tables["samples"]),
               "executor_threads": int(tables["counters"]["java_tid"].nunique()), **mode,
-              **{k: info[k] for k in ("perf_threads", "perf_refused", "perf_cpu_ratio", "perf_sampler_cpu_s")},
+              **{k: info[k] for k in ("perf_threads", "perf_missed_cpu_share", "perf_refused", "perf_cpu_ratio",
+                                 "perf_sampler_cpu_s")},
               "profile": opts["profile"], "cores": opts["cores"]}
     write_json(record, out_dir / "run.json")
     _log(f"{run}: {spec['job']} profiled in {time.perf_counter() - t0:.1f} s, {record['snapshots']} snapshots")
@@ -482,12 +483,15 @@ def _report(info, hom, wide, esum, siz, sens, modes, ovh, described, opts) -> st
                  f"measure over units of {unit} (docs/simprof.md).")
     out += ["", f"Sampling unit: {unit}. Performance measure: `{m}` ({units.MEASURES[mode][m][0]}). {like_seed}", "",
             "## Runs", "",
-            "`perf threads`: executor threads the perf_event sampler beside the job counted; `perf/JVM CPU`: the "
+            "`perf threads`: executor threads the perf_event sampler beside the job counted (a thread that starts "
+            "and ends between two of its polls is missed; `missed CPU %`: such threads' share of the executor CPU "
+            "time); `perf/JVM CPU`: the "
             "CPU time the kernel counted for them over the CPU time the JVM reported (1: the sampler follows "
             "the right threads); `sampler CPU s`: the sampler's own CPU time.", "",
             _table(pd.DataFrame([{"run": i["run"], "job": i["job"], "input": i["input"], "spark-submit s": i["wall_s"],
                                   "snapshots": i["snapshots"], "threads": i["executor_threads"],
                                   "perf threads": i["perf_threads"],
+                                  "missed CPU %": round(100 * i.get("perf_missed_cpu_share", 0.0), 2),
                                   "perf/JVM CPU": "n/a" if i["perf_cpu_ratio"] is None else f"{i['perf_cpu_ratio']:.3f}",
                                   "sampler CPU s": i["perf_sampler_cpu_s"]}
                                  for i in info])),
