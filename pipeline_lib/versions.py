@@ -7,8 +7,8 @@ alters that stage's outputs; the dependent jobs then rerun.
 EMULATOR_VERSION = "1"   # PTX parser/decoder/emulator, workload drivers, trace writer
 SIMULATOR_VERSION = "3"  # detailed timing simulator (pipeline_lib/sim: engine, simulator, output)
 POWER_VERSION = "1"      # power model energies and scaling (pipeline_lib/sim/power.py)
-TBPOINT_VERSION = "2"    # TBPoint clustering, regions, sampling policy and baselines (pipeline_lib/tbpoint)
+TBPOINT_VERSION = "3"    # TBPoint clustering, regions, sampling policy and baselines (pipeline_lib/tbpoint)
 GPUMECH_VERSION = "5"    # GPUMech collector, interval algorithm, representative warp, models (pipeline_lib/gpumech)
 SCALING_VERSION = "2"    # Table II counters, scaling model, its validation (pipeline_lib/scaling)
-SIMPROF_VERSION = "3"    # SimProf inputs, jobs and plugin, profile tables, units, phases, sampling (pipeline_lib/simprof)
+SIMPROF_VERSION = "4"    # SimProf inputs, jobs and plugin, profile tables, units, phases, sampling (pipeline_lib/simprof)
 REPORT_VERSION = "1"     # the HTML report's pages (pipeline_lib/report.py)

@@ -38,6 +38,7 @@ rule tbpoint_inter_launch:
         **keyed(
             sigma=TBP["inter_sigma"],
             within_kernel=TBP["inter_within_kernel"],
+            representative=TBP["representative"],
             code_version=TBPOINT_VERSION,
         ),
     resources:
@@ -90,6 +91,7 @@ rule tbpoint_sample:
             intra=TBP["intra"],
             ipc_tolerance=TBP["ipc_tolerance"],
             functional_warming=TBP["functional_warming"],
+            warming_rule=TBP["warming_rule"],
             progress_s=CONFIG["simulate"]["progress_s"],
             code_version=f"{SIMULATOR_VERSION}/{TBPOINT_VERSION}",
         ),

@@ -78,6 +78,54 @@ def test_closest_to_centre_ties_go_to_the_lowest_index():
     assert closest_to_centre(np.array([0.0, 1.0]), np.array([0, 0])).tolist() == [0]
 
 
+def test_identical_launches_are_represented_by_the_middle_one_not_the_cold_first():
+    """Four identical launches of one kernel between others: the seed picks
+    the first (the coldest caches), ours the middle one in launch order; a
+    launch closer to the centre still wins over equally distant ones."""
+    L = _launches([(0, "a", 100, 100, 0, 0.0), (1, "b", 50, 50, 0, 0.0), (2, "a", 100, 100, 0, 0.0),
+                   (3, "b", 50, 50, 0, 0.0), (4, "a", 100, 100, 0, 0.0), (5, "a", 100, 100, 0, 0.0)])
+    f = launch_features(L)
+    assert InterLaunchSampler(0.1, representative="first").fit(f).representatives_.tolist() == [0, 1]
+    assert InterLaunchSampler(0.1).fit(f).representatives_.tolist() == [4, 3]
+    assert closest_to_centre(np.array([0.0, 1.0, 2.0, 1.0]), np.array([0, 0, 0, 0]), "middle").tolist() == [3]
+    with pytest.raises(ValueError, match="tbpoint.representative"):
+        closest_to_centre(np.array([0.0]), np.array([0]), "last")
+
+
+# -- 3.4.4 warming rules ------------------------------------------------------------------
+def test_the_seeds_warming_rule_stops_inside_a_slow_transient_and_ours_waits_it_out():
+    """Reduction's first units run at 6.7 and 6.5 IPC, the steady state at
+    8: the seed's two consecutive units within 10% stop at the second unit,
+    ours drops the transient (MSER) and returns the steady mean."""
+    from pipeline_lib.tbpoint.warming import confidence, consecutive, mser_truncation
+    series = [6.73, 6.45, 7.9, 8.0, 8.05, 7.95]
+    assert consecutive(series[:2], 0.1) == pytest.approx(6.45)
+    stops = [n for n in range(1, len(series) + 1) if confidence(series[:n], 0.1) is not None]
+    assert stops and stops[0] >= 4
+    n = stops[0]
+    assert mser_truncation(series[:n]) >= 2
+    assert confidence(series[:n], 0.1) == pytest.approx(np.mean(series[2:n]))
+
+
+def test_a_noisier_region_simulates_more_units_before_the_confidence_rule_stops():
+    from pipeline_lib.tbpoint.warming import confidence
+    rng = np.random.default_rng(0)
+
+    def units_needed(sd):
+        x = []
+        while confidence(x, 0.1) is None:
+            x.append(10.0 * (1 + sd * rng.standard_normal()))
+        return len(x)
+
+    quiet = np.mean([units_needed(0.02) for _ in range(20)])
+    noisy = np.mean([units_needed(0.15) for _ in range(20)])
+    assert quiet < noisy
+    assert confidence([10.0, 10.0], 0.1) == 10.0           # two equal units: no doubt left
+    with pytest.raises(ValueError, match="warming_rule"):
+        from pipeline_lib.tbpoint.warming import region_ipc
+        region_ipc("never", [1.0], 0.1)
+
+
 # -- eqs. 8, 9 and Fig. 8 --------------------------------------------------------------
 def _blocks(mem, warp):
     return pd.DataFrame({"launch": 0, "block": np.arange(len(mem)), "mem_requests": mem, "warp_instrs": warp})

@@ -40,9 +40,19 @@ def first_appearance_labels(raw) -> np.ndarray:
     return np.array([remap[v] for v in raw], np.int64)
 
 
-def closest_to_centre(X, labels) -> np.ndarray:
+REPRESENTATIVE_TIES = ("first", "middle")
+
+
+def closest_to_centre(X, labels, ties: str = "first") -> np.ndarray:
     """For each cluster 0..k-1, the index of the member closest to the
-    cluster's centre (mean); ties go to the lowest index."""
+    cluster's centre (mean).  Members equally close (identical launches)
+    go to the lowest index with ``ties="first"`` (the seed) or to the middle
+    one in index order with ``ties="middle"``: index order is launch order,
+    so the middle one runs with as many of its cluster's launches before it
+    as after, on the caches they leave (ours; the seed's lowest id is the
+    launch that runs on the coldest caches)."""
+    if ties not in REPRESENTATIVE_TIES:
+        raise ValueError(f"tbpoint.representative: {ties!r} is not one of {', '.join(REPRESENTATIVE_TIES)}")
     X = np.asarray(X, float)
     if X.ndim == 1:
         X = X[:, None]
@@ -51,5 +61,6 @@ def closest_to_centre(X, labels) -> np.ndarray:
     for c in range(int(labels.max()) + 1 if len(labels) else 0):
         idx = np.flatnonzero(labels == c)
         d = np.linalg.norm(X[idx] - X[idx].mean(axis=0), axis=1)
-        reps.append(int(idx[np.argmin(d)]))
+        tied = idx[np.isclose(d, d.min(), rtol=1e-9, atol=1e-12)]
+        reps.append(int(tied[len(tied) // 2] if ties == "middle" else tied[0]))
     return np.array(reps, np.int64)

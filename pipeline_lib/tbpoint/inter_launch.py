@@ -51,6 +51,11 @@ class InterLaunchSampler:
         code (mst's relabel and hook launches) fell into one cluster, and the
         one launch simulated stood for the other kernel's time.
 
+    representative : str
+        Which of a cluster's equally central launches simulates it:
+        ``middle`` (ours, the default) the middle one in launch order,
+        ``first`` the lowest id (the seed), :func:`.clustering.closest_to_centre`.
+
     Attributes (after :meth:`fit`)
     ----------
     labels_ : cluster of every launch (launch order)
@@ -61,9 +66,10 @@ class InterLaunchSampler:
     References: seed 000, 3.3 and Table 4.
     """
 
-    def __init__(self, sigma: float = 0.1, within_kernel: bool = True):
+    def __init__(self, sigma: float = 0.1, within_kernel: bool = True, representative: str = "middle"):
         self.sigma = sigma
         self.within_kernel = within_kernel
+        self.representative = representative
 
     def fit(self, features: pd.DataFrame) -> "InterLaunchSampler":
         X = features[FEATURES].to_numpy(float)
@@ -72,7 +78,7 @@ class InterLaunchSampler:
             self.labels_ = _labels_within(features["kernel"].to_numpy(), X, self.sigma)
         else:
             self.labels_ = threshold_clusters(X, self.sigma)
-        reps = closest_to_centre(X, self.labels_)
+        reps = closest_to_centre(X, self.labels_, self.representative)
         self.representatives_ = self.launches_[reps]
         w = features["warp_instrs"].to_numpy(float)
         total = w.sum()

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..sim.sampling import SamplingPolicy
+from .warming import region_ipc
 
 NORMAL, WARMING = 0, 1
 
@@ -20,10 +21,12 @@ class TBPointPolicy(SamplingPolicy):
     dispatched block, then, when it retires, the next block dispatched.  At
     the start of a unit, if every running block (the specified one included)
     lies in one homogeneous region not yet sampled, the region is entered
-    and warms: its units are simulated until two consecutive ones differ in
-    IPC by less than ``ipc_tolerance``; then the region's blocks not yet
-    dispatched are skipped and predicted at the last unit's IPC.  The region
-    is left when a block of another region is dispatched.
+    and warms: its units are simulated until the warming rule stops
+    (:mod:`.warming`: the seed's two consecutive units within
+    ``ipc_tolerance``, or our confidence interval after the start-up
+    transient); then the region's blocks not yet dispatched are skipped and
+    predicted at the IPC the rule gives.  The region is left when a block of
+    another region is dispatched.
 
     Parameters
     ----------
@@ -34,19 +37,25 @@ class TBPointPolicy(SamplingPolicy):
         The region table (Table 3, with a launch column); None switches
         intra-launch sampling off.
     ipc_tolerance : float
-        Relative IPC difference of consecutive units below which the warming
-        period ends (seed: 10%).
+        The warming rule's tolerance (seed: 10%): the relative IPC
+        difference of consecutive units, or the confidence interval's
+        relative half-width.
     functional_warming : bool
         Replay skipped blocks' and launches' memory lines through the caches
         (ours; the seed leaves the caches as they were, 3.5.3).
+    warming_rule : str
+        ``consecutive`` (the seed) or ``confidence`` (ours), :mod:`.warming`.
 
     After the run, :attr:`launch_log` has one row per simulated launch with
     the skipped instructions per region and the predicted region IPCs.
     """
 
     def __init__(self, inter: pd.DataFrame | None = None, regions: pd.DataFrame | None = None,
-                 ipc_tolerance: float = 0.10, functional_warming: bool = False):
+                 ipc_tolerance: float = 0.10, functional_warming: bool = False,
+                 warming_rule: str = "consecutive"):
         self.ipc_tolerance = ipc_tolerance
+        self.warming_rule = warming_rule
+        region_ipc(warming_rule, [], ipc_tolerance)      # an unknown rule fails here, before simulating
         self.functional_warming = functional_warming
         self.intra = regions is not None
         self.watch_blocks = self.intra
@@ -75,7 +84,7 @@ class TBPointPolicy(SamplingPolicy):
             self._region_of[r["start_block"]:r["end_block"] + 1] = r["region"]
             self._region_end[int(r["region"])] = int(r["end_block"])
         self._warp_instrs = control.blocks["warp_instrs"].to_numpy(np.int64)
-        self._state, self._region, self._prev_ipc = NORMAL, -1, None
+        self._state, self._region, self._unit_ipcs = NORMAL, -1, []
         self._sampled: set[int] = set()
         self._region_ipc: dict[int, float] = {}
         self._skipped: dict[int, int] = {}
@@ -95,20 +104,19 @@ class TBPointPolicy(SamplingPolicy):
         if self._state == WARMING:
             r = self._region
             end = self._region_end[r]
-            if self._prev_ipc is not None and self._prev_ipc > 0 and \
-                    abs(ipc - self._prev_ipc) / self._prev_ipc < self.ipc_tolerance:
-                self._region_ipc[r] = ipc
+            self._unit_ipcs.append(ipc)
+            estimate = region_ipc(self.warming_rule, self._unit_ipcs, self.ipc_tolerance)
+            if estimate is not None:
+                self._region_ipc[r] = estimate
                 if nxt <= end:
                     control.skip(np.arange(nxt, end + 1))
                     self._skipped[r] = int(self._warp_instrs[nxt:end + 1].sum())
                     nxt = end + 1
                 self._sampled.add(r)
                 self._state = NORMAL
-            else:
-                self._prev_ipc = ipc
-                if nxt > end:      # the region's blocks ran out while warming
-                    self._sampled.add(r)
-                    self._state = NORMAL
+            elif nxt > end:        # the region's blocks ran out while warming
+                self._sampled.add(r)
+                self._state = NORMAL
         # the next unit: the next block the dispatcher will hand out
         self._spec = nxt if nxt < control.n_blocks else -1
         if self._spec >= 0 and self._state == NORMAL:
@@ -119,7 +127,7 @@ class TBPointPolicy(SamplingPolicy):
         regs = self._region_of[ids]
         r = int(regs[0])
         if r >= 0 and (regs == r).all() and r not in self._sampled:
-            self._state, self._region, self._prev_ipc = WARMING, r, None
+            self._state, self._region, self._unit_ipcs = WARMING, r, []
 
     def launch_end(self, row: dict) -> None:
         lid = int(row["launch"])
