@@ -93,16 +93,26 @@ def test_simprof_sample_draws_eq33_sizes_inside_each_phase():
     assert len(np.unique(pick)) == 12
 
 
-def test_code_takes_the_unit_nearest_each_centre():
-    feats = np.array([[0.0], [1.0], [0.4], [10.0], [12.0]])
-    labels = np.array([0, 0, 0, 1, 1])
-    centers = np.array([[0.5], [11.9]])
-    units, w = sampling.code_sample(feats, labels, centers)
-    assert units.tolist() == [2, 4] and w.tolist() == [0.6, 0.4]
+def test_code_clusters_call_stacks_alone_into_as_many_phases_as_points():
+    """The seed's CODE (5.4.1-5.4.2): k-means with k = the sample size on all
+    methods' frequencies, one unit per cluster (nearest its centre),
+    weighted by cluster share; fewer clusters where fewer distinct mixes exist."""
+    import scipy.sparse as sp
+    X = sp.csr_matrix(np.array([[1.0, 0.0], [0.9, 0.1], [0.95, 0.05], [0.0, 1.0], [0.1, 0.9]]))
+    labels, chosen = sampling.code_phases(X, 2, seed=0)
+    assert labels[0] == labels[1] == labels[2] != labels[3] == labels[4]
+    # the first cluster's centre is (0.95, 0.05): unit 2; the second's two units tie, the first wins
+    assert sorted(chosen.tolist()) == [2, 3]
     values = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
-    assert sampling.code_estimate(values, labels, units) == pytest.approx(0.6 * 3.0 + 0.4 * 5.0)
+    assert sampling.code_estimate(values, labels, chosen) == pytest.approx(0.6 * 3.0 + 0.4 * 4.0)
+    # as many phases as points where the units allow it, fewer where they repeat
+    assert sorted(sampling.code_phases(X, 20, seed=0)[1].tolist()) == [0, 1, 2, 3, 4]
+    dup = sp.csr_matrix(np.array([[1.0, 0.0]] * 4 + [[0.0, 1.0]]))
+    labels_d, chosen_d = sampling.code_phases(dup, 20, seed=0)
+    assert labels_d.tolist() == [labels_d[0]] * 4 + [1 - labels_d[0]] and len(chosen_d) == 2
     with pytest.raises(ValueError, match="one chosen unit in every phase"):
         sampling.code_estimate(values, labels, [2])
+    feats, centers = np.array([[0.0], [1.0], [0.4], [10.0], [12.0]]), np.array([[0.5], [11.9]])
     assert phases.nearest_center(feats, centers).tolist() == [0, 0, 0, 1, 1]
 
 
@@ -220,8 +230,9 @@ def _stratified_units(seed=0):
     phase = np.repeat([0, 1, 2], sizes)
     y = np.concatenate([rng.normal(m, s, n) for m, s, n in zip(means, sds, sizes)])
     start = np.arange(len(y)) * 50_000_000
+    # CODE's call-stack phases are the same three here
     u = pd.DataFrame({"phase": phase, "alloc_mb_per_cpu_s": y, "start_ns": start, "end_ns": start + 50_000_000,
-                      "code_representative": False})
+                      "code_phase": phase, "code_representative": False})
     for h in range(3):
         members = np.flatnonzero(phase == h)
         u.loc[members[np.argmin(np.abs(y[members] - means[h]))], "code_representative"] = True
@@ -298,3 +309,13 @@ def test_a_phase_is_described_by_what_sets_it_apart():
 ])
 def test_hidden_class_names_are_matched_across_runs(name, stable):
     assert phases.stable_method_name(name) == stable
+
+
+def test_a_second_profile_of_the_same_job_and_input_is_a_repeat_left_out_of_the_averages():
+    from pipeline_lib.simprof.run import repeats
+    info = [{"run": "cc-web", "job": "cc", "input": "web", "arg": None, "partitions": 4},
+            {"run": "cc-road", "job": "cc", "input": "road", "arg": None, "partitions": 4},
+            {"run": "pr-web", "job": "pagerank", "input": "web", "arg": "10", "partitions": 4},
+            {"run": "pr-web-5", "job": "pagerank", "input": "web", "arg": "5", "partitions": 4},
+            {"run": "cc-web-again", "job": "cc", "input": "web", "arg": None, "partitions": 4}]
+    assert repeats(info) == {"cc-web-again": "cc-web"}

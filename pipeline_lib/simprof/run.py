@@ -18,7 +18,7 @@ from ..trace.parquet_io import write_json, write_text
 from ..versions import SIMPROF_VERSION
 from . import inputs, jobs, jvm, perf, profile, units
 from .phases import PhaseFormation, homogeneity, method_frequencies, nearest_center, stable_method_name
-from .sampling import (code_estimate, code_sample, optimal_allocation, phase_stds, required_sample_size, second_sample,
+from .sampling import (code_estimate, code_phases, optimal_allocation, phase_stds, required_sample_size, second_sample,
                        simprof_sample, srs_sample, strata, stratified_estimate)
 from .sensitivity import input_sensitive_phases, point_reduction, relative_change
 
@@ -56,6 +56,8 @@ def units_columns(mode: str) -> list:
             *[(m, F64, d) for m, (d, _, _) in units.MEASURES[mode].items()],
             ("phase", I32, "SimProf phase (5.3.2)"),
             ("distance", F64, "Euclidean distance to the phase centre in the selected methods' space"),
+            ("code_phase", I32, "CODE's phase: k-means on the call stacks alone (every method's frequency), "
+                                "k = simprof.points"),
             ("code_representative", BOOL, "the unit CODE simulates for its phase (closest to the centre)")]
 
 
@@ -232,8 +234,9 @@ def phases_stage(run: str, profile_dir, opts: dict, out_units, out_phases, out_m
     F = pf.project(X)
     u["phase"] = pf.labels_
     u["distance"] = np.sqrt(((F - pf.centers_[pf.labels_]) ** 2).sum(axis=1))
+    u["code_phase"], code_points = code_phases(X, opts["points"], opts["seed"])
     u["code_representative"] = False
-    u.loc[code_sample(F, pf.labels_, pf.centers_)[0], "code_representative"] = True
+    u.loc[code_points, "code_representative"] = True
     _write(u, units_columns(mode), "units", out_units, run=run, measure=opts["measure"], counter_mode=mode)
 
     phases, sizes = strata(pf.labels_)
@@ -284,7 +287,7 @@ def sampling_study(u: pd.DataFrame, measure: str, points: int, confidence: float
         chosen = second_sample(start_s, end_s, second_window_s, rng["SECOND"])
         add("SECOND", d, chosen, float(y[chosen].mean()))
     chosen = np.flatnonzero(u["code_representative"].to_numpy())
-    add("CODE", 0, chosen, code_estimate(y, labels, chosen))
+    add("CODE", 0, chosen, code_estimate(y, u["code_phase"].to_numpy(), chosen))
     return pd.DataFrame(rows)
 
 
@@ -381,6 +384,20 @@ SEED_REDUCTION = 0.337                                                         #
 
 def _pct(x) -> str:
     return "n/a" if x is None or not np.isfinite(x) else f"{100 * x:.2f}%"
+
+
+def repeats(info: list[dict]) -> dict[str, str]:
+    """Runs that profile the same job, input, argument and partitions as an
+    earlier run (the control sets' second profiles): {repeat: the first}.
+    They are shown but left out of the averages, so that no job counts twice."""
+    first, out = {}, {}
+    for i in info:
+        key = (i["job"], i["input"], str(i.get("arg")), i.get("partitions"))
+        if key in first:
+            out[i["run"]] = first[key]
+        else:
+            first[key] = i["run"]
+    return out
 
 
 def summary_stage(runs: list[str], run_jsons, models, phase_tables, errors, sizes, set_jsons,
@@ -502,11 +519,14 @@ def _report(info, hom, wide, esum, siz, sens, modes, ovh, described, opts) -> st
             "", f"## Sampling error with {opts['points']} points (Fig. 41)", "",
             f"Mean relative error of the estimated mean `{m}` against the mean of all units, over the random "
             "draws (CODE is deterministic; SECOND simulates every unit of one window).", ""]
+    rep = repeats(info)
     w = wide.copy()
+    w["run"] = [f"{r} (repeat of {rep[r]})" if r in rep else r for r in wide["run"]]
     for k in METHODS:
         w[k] = [_pct(v) for v in wide[k]]
-    avg = {k: float(wide[k].mean()) for k in METHODS}
-    w.loc[len(w)] = ["**average**", *[_pct(avg[k]) for k in METHODS]]
+    own = wide[~wide["run"].isin(list(rep))]
+    avg = {k: float(own[k].mean()) for k in METHODS}
+    w.loc[len(w)] = [f"**average** ({len(own)} runs, repeats left out)", *[_pct(avg[k]) for k in METHODS]]
     w.loc[len(w)] = ["seed (CPI, 5.4.1)", *[_pct(SEED_ERRORS[k]) for k in METHODS]]
     cov = esum[esum["method"] == "SimProf"]["coverage"].mean()
     out += [_table(w), "",

@@ -191,17 +191,31 @@ def srs_sample(n_units: int, n: int, rng: np.random.Generator) -> np.ndarray:
     return np.sort(rng.choice(n_units, size=min(n, n_units), replace=False))
 
 
-def code_sample(features, labels, centers) -> tuple[np.ndarray, np.ndarray]:
-    """CODE baseline (5.4.1): in each phase the unit closest to its centre,
-    weighted by the phase's share of units. Returns (units, weights)."""
-    features, labels = np.asarray(features, np.float64), np.asarray(labels)
-    phases, sizes = strata(labels)
-    units = []
-    for h in phases:
-        members = np.flatnonzero(labels == h)
-        d = ((features[members] - centers[h]) ** 2).sum(axis=1)
-        units.append(members[np.argmin(d)])
-    return np.array(units, np.int64), sizes / sizes.sum()
+def code_phases(X, n: int, seed: int, n_init: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    """CODE's phases and points (5.4.1, 5.4.2): units clustered by their call
+    stacks alone -- k-means with k = ``n`` (the sample size every method gets,
+    20 in the seed) on the method-frequency vectors of all methods, with no
+    performance-based method selection -- and in each cluster the unit
+    closest to its centre.  Returns (labels 0..k'-1, one chosen unit per
+    label); k' < ``n`` where fewer distinct call-stack mixes exist."""
+    import warnings
+
+    import scipy.sparse as sp
+    from sklearn.cluster import KMeans
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = sp.csr_matrix(X, dtype=np.float64)
+    k = min(int(n), X.shape[0])
+    if k < 1:
+        raise ValueError("CODE needs at least one unit and one point")
+    with warnings.catch_warnings():          # duplicate units: fewer distinct clusters than k
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        km = KMeans(n_clusters=k, n_init=n_init, random_state=seed).fit(X)
+    _, labels = np.unique(km.labels_, return_inverse=True)
+    d = km.transform(X)[np.arange(X.shape[0]), km.labels_]
+    chosen = np.array([np.flatnonzero(labels == h)[np.argmin(d[labels == h])] for h in range(labels.max() + 1)],
+                      np.int64)
+    return labels.astype(np.int64), chosen
 
 
 def code_estimate(values, labels, chosen) -> float:
