@@ -180,3 +180,13 @@ def test_calibration_names_the_missing_inputs(tmp_path):
     from pipeline_lib.gpumech.calibrate import sync_errors
     with pytest.raises(FileNotFoundError, match=r"calibration of cfd-s: missing .*traces/cfd-s.*gpumech-baseline-gto"):
         sync_errors(["cfd-s"], "gpumech-baseline", tmp_path, 3.0)
+
+
+def test_the_measured_reading_weighs_the_in_step_and_drifted_readings():
+    """pass_time's ``measured`` reading: the warp reading at in_step 0, the
+    interval reading at 1, their mean at 0.5, category by category."""
+    p = prof([10, 2], [50, 400], lsu_lines=[0, 8], miss_reqs=[0, 8], l2_reqs=[0, 8], dram_reqs=[0, 8])
+    a, b = pass_time(p, 16, 2, "interval", res(cores=2, mshrs=8)), pass_time(p, 16, 2, "warp", res(cores=2, mshrs=8))
+    assert a["total"] != pytest.approx(b["total"], rel=1e-3)
+    for s, want in ((0.0, b), (1.0, a), (0.5, {k: (a[k] + b[k]) / 2 for k in a})):
+        assert pass_time(p, 16, 2, "measured", res(cores=2, mshrs=8, in_step=s)) == pytest.approx(want)

@@ -98,3 +98,28 @@ def test_gto_issues_the_oldest_warp_greedily(one_core):
 def one_core():
     from pipeline_lib.sim import load_hardware
     return load_hardware("gpumech-baseline-sm1")
+
+
+def test_in_step_share_is_high_under_round_robin_and_low_under_greedy(one_core):
+    """Eight warps of the same independent integer code: round robin issues
+    each PC from warp after warp (7 of every 8 issues repeat the PC the
+    other warp just issued), greedy-then-oldest runs one warp's
+    instructions back to back (almost none do)."""
+    import pandas as pd
+
+    from pipeline_lib.gpumech.scheduled import ScheduledCollector
+    from pipeline_lib.sim.simulator import kernel_static
+    n = 16
+    instr = pd.DataFrame({"kernel": "k", "pc": list(range(n + 1)), "bb": 0,
+                          "opclass": ["int"] * n + ["exit"], "src_regs": [[]] * (n + 1),
+                          "dst_regs": [[k % 4] for k in range(n)] + [[]]})
+    P = kernel_static(instr, one_core, 0, 4)
+    warps = [[(pc, 0, []) for pc in range(n + 1)] for _ in range(8)]
+    share = {}
+    for p in ("rr", "gto"):
+        col = ScheduledCollector(one_core, p)
+        col.run(_trace(warps), P, 1, 8, 1)
+        share[p] = col.in_step
+    assert share["rr"] == pytest.approx(7 / 8, abs=0.02)
+    assert share["gto"] < 0.1
+

@@ -76,7 +76,8 @@ def contention_resources(hw: dict, miss_latency: float, collector: CacheCollecto
                      l2_service=float(l2_service_cycles(hw)),
                      slice_share=shares(collector.slice_requests, hw["l2"]["slices"]),
                      dram_service=dram_burst_cycles(hw), channel_share=shares(collector.channel_transfers, hw["dram"]["channels"]),
-                     issue_rate=float(hw["issue_width"]), terms=frozenset(terms), per_inst=per_inst)
+                     issue_rate=float(hw["issue_width"]), terms=frozenset(terms), per_inst=per_inst,
+                     in_step=float(getattr(collector, "in_step", 0.0)))
 
 
 def warm_up(hw: dict) -> None:
@@ -225,6 +226,7 @@ class GPUMech:
                          "workload_class": workload_class(atomics, lines_per_inst),
                          **{f"ordered_{lvl}_miss_rate_{p}": v for p in POLICIES
                             for lvl, v in zip(("l1", "l2"), miss_rates(counts_p[p], kind))},
+                         **{f"in_step_{p}": ordered[p].in_step for p in POLICIES},
                          "collector_s": t_collect, "ordered_collector_s": t_ordered, "intervals_s": t_intervals,
                          "select_s": t_select,
                          "model_s": t_model})

@@ -57,9 +57,14 @@ in eqs. 19-20) the network is solved per interval with that interval's
 demands and the warp's time is the sum.  If they drift apart in phase
 (``sync="warp"``; greedy-then-oldest runs one warp ahead until it stalls,
 eqs. 21-25) the network is solved once with the demands of the whole warp,
-i.e. the resources see the warp's average mix.  Which reading each
-scheduler gets is configuration (``gpumech.contention_sync``), chosen on
-the small inputs (:mod:`.calibrate`), never on the validated ones.
+i.e. the resources see the warp's average mix.  Neither holds all the
+time: a round-robin core's warps start in step and drift apart as their
+misses return at different times.  The ``measured`` reading (ours) weighs
+the two by the share of issues the scheduler-ordered collector saw in step
+(``ScheduledCollector.in_step``: the issue repeats the PC another warp of
+the core issued just before), so it has no free parameter.  Which reading
+each scheduler gets is configuration (``gpumech.contention_sync``), chosen
+on the small inputs (:mod:`.calibrate`), never on the validated ones.
 
 The launch tail (GCoM's idle-SM term, ours in form).  Blocks arrive in waves
 of ``cores x occupancy``; the last, partial wave runs fewer warps on fewer
@@ -92,6 +97,9 @@ class Resources:
     dram_service : cycles a channel's data bus is busy per line (eq. 31's s)
     channel_share : fraction of the launch's DRAM transfers per channel
     issue_rate : warp instructions a core issues per cycle
+    in_step : share of issues in step with the core's other warps, measured
+        by the scheduler-ordered collector (``ScheduledCollector.in_step``;
+        the ``measured`` reading of :func:`pass_time`)
     terms : the throughput terms in use (:data:`TERMS`; for the error budget)
     per_inst : the launch's demands per warp instruction over all its warps
         (keys :data:`DEMAND_COLUMNS`), or None.  The stations serve every
@@ -111,6 +119,7 @@ class Resources:
     issue_rate: float = 1.0
     terms: frozenset = field(default_factory=lambda: frozenset(TERMS))
     per_inst: dict | None = None
+    in_step: float = 0.0
 
     def __post_init__(self):
         for name in ("slice_share", "channel_share"):
@@ -221,8 +230,8 @@ def mva(z, local, shared, warps: int, cores: int, tol: float = 1e-9, max_iter: i
     return r_loc, r_sh
 
 
-SYNCS = ("interval", "warp")
-DEFAULT_SYNC = {"rr": "warp", "gto": "warp"}     # chosen on the small inputs (.calibrate)
+SYNCS = ("interval", "warp", "measured")
+DEFAULT_SYNC = {"rr": "measured", "gto": "measured"}     # chosen on the small inputs (.calibrate)
 
 
 def pass_time(profile, warps: int, cores: int, sync: str, r: Resources) -> dict:
@@ -230,8 +239,16 @@ def pass_time(profile, warps: int, cores: int, sync: str, r: Resources) -> dict:
     each of ``cores`` cores, split by where they are spent: ``delay`` (Z),
     each of :data:`LOCAL`, ``l2`` and ``dram`` (residence at the shared
     stations), ``total``.  ``sync``: ``interval`` (warps in step: one
-    network per interval) or ``warp`` (drifted apart: one network on the
-    whole warp's demands)."""
+    network per interval), ``warp`` (drifted apart: one network on the
+    whole warp's demands) or ``measured`` (ours: the two weighted by the
+    share of the time the collector saw the warps in step, ``r.in_step``:
+    a core whose warps are in step a share s of its issues spends about
+    that share of its time as the interval reading describes and the rest
+    as the warp reading does)."""
+    if sync == "measured":
+        s = min(max(float(r.in_step), 0.0), 1.0)
+        a, b = pass_time(profile, warps, cores, "interval", r), pass_time(profile, warps, cores, "warp", r)
+        return {k: s * a[k] + (1 - s) * b[k] for k in a}
     z, local, shared = demands(profile, r)
     if sync == "warp":
         z, local, shared = z.sum(keepdims=True), local.sum(0, keepdims=True), shared.sum(0, keepdims=True)

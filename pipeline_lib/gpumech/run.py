@@ -41,7 +41,9 @@ LAUNCHES = [("launch", I32, ""), ("kernel", STR, ""), ("blocks", I64, ""), ("sys
             ("atomic_insts", I64, "collector: global atomic warp instructions"),
             ("workload_class", STR, f"{', '.join(CLASSES)} (analysis.workload_class)"),
             *[(f"ordered_{lvl}_miss_rate_{p}", F64, f"scheduler-ordered collector under {p}: {lvl.upper()} miss rate")
-              for p in POLICIES for lvl in ("l1", "l2")]]
+              for p in POLICIES for lvl in ("l1", "l2")],
+            *[(f"in_step_{p}", F64, f"scheduler-ordered collector under {p}: share of issues in step with the "
+                                    "core's other warps (the measured reading's weight)") for p in POLICIES]]
 HOST = ["collector_s", "ordered_collector_s", "intervals_s", "select_s", "model_s"]
 
 # the CPI stack against the simulation's stall breakdown: model categories

@@ -42,15 +42,17 @@ INF = np.int64(1) << 60
 # latencies and limits L[...] of the timing
 (LT_L1, LT_L2, LT_DRAM, LT_ROW, LT_SMEM, LT_CONST, LT_BAR, LT_IW, LT_GTO, LT_MSHR, LT_N) = range(11)
 # launch geometry and running state G[...]
+# (G_ISSUED, G_IN_STEP: instructions issued, and those that repeat the PC another warp of the core issued last)
 (G_BLOCKS, G_WPB, G_OCC, G_CORES, G_L1_SETS, G_L1_WAYS, G_L2_SETS, G_L2_WAYS, G_SLICES, G_STAMP, G_CLOCK,
- G_NEXT, G_N) = range(13)
+ G_NEXT, G_ISSUED, G_IN_STEP, G_N) = range(15)
 # per warp slot WS[core, slot, ...]: trace position and end, the cycle its next instruction's sources are
 # ready (INF: no warp, finished or at a barrier), the unit that instruction needs (-1: none), age, at bar.sync
 WS_POS, WS_END, WS_READY, WS_NEEDS, WS_AGE, WS_BAR, WS_N = range(7)
 # per block slot BS[core, slot, ...]: warps not finished, warps waiting at bar.sync
 BS_LIVE, BS_ARRIVED, BS_N = range(3)
-# per core CS[core, ...]: clock, last warp slot issued, cycle the load/store unit and the shared-memory pipe free
-CS_CLOCK, CS_LAST, CS_LSU, CS_SMEM, CS_N = range(5)
+# per core CS[core, ...]: clock, last warp slot issued, cycle the load/store unit and the shared-memory pipe
+# free, the PC issued last
+CS_CLOCK, CS_LAST, CS_LSU, CS_SMEM, CS_LASTPC, CS_N = range(6)
 U_LSU, U_SMEM = CS_LSU, CS_SMEM
 
 
@@ -158,6 +160,10 @@ def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L, G,
                     break
                 r = WS[s, w, WS_POS]
                 pc = t_pc[r]
+                G[G_ISSUED] += 1
+                if pc == CS[s, CS_LASTPC] and w != CS[s, CS_LAST]:
+                    G[G_IN_STEP] += 1
+                CS[s, CS_LASTPC] = pc
                 kd = P[pc, E.P_KIND]
                 sp = t_space[r]
                 nr = t_nreq[r]
@@ -300,7 +306,15 @@ def _pick(s, t, last, nslot, WS, CS, gto):
 class ScheduledCollector(CacheCollector):
     """:class:`.collector.CacheCollector` fed in the issue order of
     ``policy`` (``rr`` or ``gto``); :meth:`run` takes the engine's per-PC
-    table ``P`` (kinds, latencies, registers) in place of the kinds."""
+    table ``P`` (kinds, latencies, registers) in place of the kinds.
+
+    After a launch, ``in_step`` is the share of its issued instructions
+    whose PC is the one another warp of the same core issued just before:
+    (W - 1) / W when the core's W warps move through the code in step (a
+    round-robin scheduler on uniform code), near 0 when they have drifted
+    apart (a greedy scheduler runs one warp's instructions back to back).
+    The contention model's ``measured`` reading weighs its two readings by
+    it (:func:`.contention.pass_time`)."""
 
     def __init__(self, hw: dict, policy: str):
         super().__init__(hw)
@@ -313,6 +327,7 @@ class ScheduledCollector(CacheCollector):
         self.L[LT_IW], self.L[LT_GTO] = hw["issue_width"], 1 if policy == "gto" else 0
         self.L[LT_MSHR] = hw["l1"]["mshrs"]
         self.clock = 0
+        self.in_step = 0.0      # of the last launch run (:meth:`run`)
 
     def run(self, trace, P: np.ndarray, n_blocks: int, warps_per_block: int, sm_occupancy: int) -> np.ndarray:
         """Counters ``PC_*`` per PC for one launch, as
@@ -330,7 +345,7 @@ class ScheduledCollector(CacheCollector):
         WS = np.zeros((cores, max(nslot, 1), WS_N), np.int64)
         WS[:, :, WS_READY], WS[:, :, WS_NEEDS] = INF, -1
         CS = np.full((cores, CS_N), self.clock, np.int64)
-        CS[:, CS_LAST] = -1
+        CS[:, CS_LAST] = CS[:, CS_LASTPC] = -1
         BS = np.zeros((cores, max(sm_occupancy, 1), BS_N), np.int64)
         _launch_scheduled(trace.warp_off, trace.pc, trace.space, trace.nreq, trace.line_off, trace.lines,
                           np.ascontiguousarray(P, np.int64), self.L, G, WS, BS,
@@ -339,4 +354,6 @@ class ScheduledCollector(CacheCollector):
                           self.L2lru, self.L2dirty, out, self.D, self.bank_row, self.slice_requests,
                           self.channel_transfers)
         self.stamp, self.clock = int(G[G_STAMP]), int(G[G_CLOCK])
+        # the share of issues that repeat the PC another warp of the core just issued: warps in step
+        self.in_step = float(G[G_IN_STEP]) / G[G_ISSUED] if G[G_ISSUED] else 0.0
         return out
