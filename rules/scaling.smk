@@ -131,8 +131,10 @@ if SC_SWEEP:
             metric="time|power",
         params:
             **keyed(
-                opts={k: SC[k] for k in ("base", "clusters", "holdout", "splits", "seed", "heatmap_cc",
-                                         "cluster_counts", "study_bases", "histogram_k")},
+                opts={**{k: SC[k] for k in ("base", "clusters", "holdout", "splits", "split_by", "seed", "heatmap_cc",
+                                            "cluster_counts", "study_bases", "histogram_k")},
+                      # the application (benchmark) of every workload of the grid, for split_by: application
+                      "applications": {w: CONFIG["workloads"][w]["benchmark"] for w in SC_WL}},
                 code_version=SCALING_VERSION,
             ),
         resources:

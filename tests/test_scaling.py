@@ -208,6 +208,25 @@ def test_validation_errors_are_low_for_separable_kernels_and_splits_are_disjoint
     assert max(src["held_out_same_sm"], src["held_out_other_sm"], src["held_out_other_sm_cu_oracle"]) < 0.05
 
 
+def test_application_splits_hold_out_every_instance_of_an_application():
+    """split_by application: an application's kernel instances (the same
+    code on other inputs, its other kernels) are all held out or all
+    trained on, in every split; a share of the applications is held out."""
+    apps = np.repeat(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"], [3, 2, 2, 4, 1, 2, 3, 2, 3, 2])
+    parts = ev.splits(len(apps), 0.2, 20, seed=1, groups=apps)
+    held = set()
+    for tr, te in parts:
+        assert not set(apps[tr]) & set(apps[te]) and len(tr) + len(te) == len(apps)
+        assert len(set(apps[te])) == 2
+        held |= set(apps[te])
+    assert len(held) > 5                              # the splits vary which applications are held out
+    # kernel by kernel (the seed's split), the same as before groups existed
+    assert [te.tolist() for _, te in ev.splits(24, 0.2, 3, seed=1)] == \
+        [np.sort(np.random.default_rng(1 + i).permutation(24)[:5]).tolist() for i in range(3)]
+    with pytest.raises(ValueError, match="group labels"):
+        ev.splits(3, 0.2, 1, 0, groups=["a", "b"])
+
+
 def test_error_sources_blame_the_sm_count_set_when_only_sm_scaling_is_hidden():
     """Half of the compute-bound kernels stop scaling with SM count (too few
     blocks), which no counter shows: held-out errors are then low at the

@@ -124,7 +124,8 @@ def test_dag_has_one_trace_job_per_workload(tmp_path):
     # the trace stage receives no hardware parameters
     for key, p in params.items():
         if isinstance(key, str):
-            assert set(p) == {"spec", "warp_trace", "instr_limit", "chunk_records", "code_version", "workload_code"}
+            assert set(p) == {"spec", "warp_trace", "instr_limit", "chunk_records", "code_version", "workload_code",
+                              "keyed"}
             assert "hardware" not in str(p) and "l1" not in str(p)
     # each simulation rule gets only the hardware fields it reads
     sim = params[("simulate", "hist", "gpumech-baseline")]["hw"]
@@ -646,8 +647,11 @@ def test_simprof_outputs_of_end_to_end_run(ran):
         u = pd.read_parquet(sp / "phases" / r / "units.parquet")
         ph = pd.read_parquet(sp / "phases" / r / "phases.parquet")
         assert ph["units"].sum() == len(u) >= 20 and ph["points"].sum() == 20 and (ph["points"] >= 1).all()
-        assert (u.groupby("phase")["code_representative"].sum() == 1).all()
+        # CODE (the seed's baseline): 20 call-stack phases where 20 distinct mixes exist, one unit each
+        assert (u.groupby("code_phase")["code_representative"].sum() == 1).all()
         e = pd.read_parquet(sp / "sampling" / r / "errors.parquet")
+        assert 2 <= u["code_phase"].nunique() <= 20 and e.loc[e["method"] == "CODE", "units"].item() == \
+            u["code_phase"].nunique()
         assert e.groupby("method").size().to_dict() == {"CODE": 1, "SECOND": 20, "SRS": 20, "SimProf": 20}
         assert np.allclose(e["oracle"], u[measure].mean())
         assert (e.loc[e["method"] == "SimProf", "units"] == 20).all()

@@ -73,16 +73,30 @@ def grid_arrays(data: pd.DataFrame) -> Grid:
     return Grid(inst, axes["sm"], axes["cc"], axes["mc"], values, counters)
 
 
-def splits(n: int, holdout: float, n_splits: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``n_splits`` random (train, test) partitions of ``n`` kernels with
-    round(holdout x n) (at least one) held out; split i uses seed + i."""
-    n_test = max(1, int(round(holdout * n)))
-    if n - n_test < 2:
-        raise ValueError(f"{n} kernel instances: too few to hold out {n_test} and train on at least 2")
+def splits(n: int, holdout: float, n_splits: int, seed: int,
+           groups=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``n_splits`` random (train, test) partitions of ``n`` kernels; split i
+    uses seed + i.  Without ``groups``, round(holdout x n) (at least one)
+    kernels are held out.  With ``groups`` (one label per kernel: its
+    application), round(holdout x applications) (at least one) whole
+    applications are held out, so that no kernel of a held-out application
+    -- the same code on another input, or another kernel of the same
+    program -- is in training (ours; the seed's split is by kernel, V)."""
+    if groups is None:
+        groups = np.arange(n)
+    groups = np.asarray(groups)
+    if len(groups) != n:
+        raise ValueError(f"{len(groups)} group labels for {n} kernel instances")
+    labels = np.unique(groups)
+    n_test = max(1, int(round(holdout * len(labels))))
     out = []
     for i in range(n_splits):
-        perm = np.random.default_rng(seed + i).permutation(n)
-        out.append((np.sort(perm[n_test:]), np.sort(perm[:n_test])))
+        held = labels[np.random.default_rng(seed + i).permutation(len(labels))[:n_test]]
+        test = np.isin(groups, held)
+        if (~test).sum() < 2:
+            raise ValueError(f"{n} kernel instances in {len(labels)} groups: too few to hold out {n_test} "
+                             f"group(s) and train on at least 2 kernels")
+        out.append((np.flatnonzero(~test), np.flatnonzero(test)))
     return out
 
 

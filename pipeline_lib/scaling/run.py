@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from .. import __version__
 from ..plots import pyplot, save
@@ -180,14 +181,30 @@ def predict_stage(wl: str, models: dict, profile, trace_launches, sim_dir, hw: d
 
 
 # -- validation ----------------------------------------------------------------------------------------------------
+def split_groups(grid: ev.Grid, split_by: str, applications: dict) -> np.ndarray | None:
+    """What a split holds out together: ``instance`` (None: kernels one by
+    one, the seed's) or ``application`` (the benchmark of each instance's
+    workload, from ``applications`` {workload: benchmark})."""
+    if split_by == "instance":
+        return None
+    if split_by != "application":
+        raise ValueError(f"scaling.split_by: {split_by!r} is not one of application, instance")
+    workloads = [i.split(":", 1)[0] for i in grid.instances]
+    missing = sorted({w for w in workloads if w not in applications})
+    if missing:
+        raise ValueError(f"scaling.split_by: application: no benchmark known for workload(s) {', '.join(missing)}")
+    return np.array([applications[w] for w in workloads])
+
+
 def validate_stage(dataset, metric: str, opts: dict, out_dir) -> None:
     """Heat maps (Figs. 10/11), the cluster-count study (13/16), histograms
     (14/17) and the error sources (V-B2) of one metric."""
     grid = ev.grid_arrays(pd.read_parquet(dataset))
     out = Path(out_dir)
-    parts = ev.splits(len(grid.instances), opts["holdout"], opts["splits"], opts["seed"])
+    parts = ev.splits(len(grid.instances), opts["holdout"], opts["splits"], opts["seed"],
+                      split_groups(grid, opts["split_by"], opts.get("applications", {})))
     k, seed = opts["clusters"], opts["seed"]
-    meta = dict(metric=metric, splits=opts["splits"], holdout=opts["holdout"])
+    meta = dict(metric=metric, splits=opts["splits"], holdout=opts["holdout"], split_by=opts["split_by"])
     ccs = opts["heatmap_cc"] or sorted({int(grid.cc[0]), int(grid.cc[-1])})
     heat = ev.heatmap(grid, metric, ccs, parts, k, seed, _log)
     _write(heat, HEATMAP, "scaling_heatmap", out / "heatmap.parquet", **meta)
@@ -266,7 +283,11 @@ def summary_stage(sweep: str, dataset, dirs: dict, model_paths: dict, sim_hosts:
         study = pd.read_parquet(d / "clusters.parquet")
         src = pd.read_parquet(d / "sources.parquet").iloc[0]
         k = int(heat["k"].iloc[0])
-        lines += [f"## {metric}", "",
+        meta = {k_.decode(): v.decode() for k_, v in (pq.read_schema(d / "heatmap.parquet").metadata or {}).items()}
+        held = ("20% of the applications (every kernel instance of each)" if meta.get("split_by") == "application"
+                else "20% of the kernel instances")
+        held = held.replace("20%", f"{100 * float(meta.get('holdout', 0.2)):g}%")
+        lines += [f"## {metric}", "", f"Each split holds out {held}; {meta.get('splits', '?')} seeded splits.", "",
                   f"Heat-map bases (every SM count x DRAM clock at core clocks "
                   f"{', '.join(str(int(x)) for x in sorted(heat['cc'].unique()))} MHz), "
                   f"k = {k}: mean held-out error **{100 * heat['mean_error'].mean():.1f}%** "
