@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import __version__
+from ..io import stage_writer
 from ..plots import bar_chart, pyplot, save
-from ..sim.output import F64, I32, I64, STR, write_frame
+from ..sim.output import F64, I32, I64, STR
 from ..sim.trace_reader import TraceDir
 from ..trace.parquet_io import write_json, write_text
 from ..versions import GPUMECH_VERSION
@@ -61,9 +61,7 @@ STACK_CHECK = [("workload", STR, ""), ("policy", STR, ""), ("source", STR, f"{CO
                *[(k, F64, "CPI of the category") for k in STACK_GROUPS], ("cpi", F64, "sum of the categories")]
 
 
-def _write(df, cols, name, out, **meta) -> None:
-    write_frame(df, cols, name, out, {"stage": name, "gpumech_version": GPUMECH_VERSION,
-                                      "library_version": __version__, **meta})
+_write = stage_writer("gpumech_version", GPUMECH_VERSION)
 
 
 def analyse_stage(wl: str, trace_dir, hw: dict, hw_name: str, out_dir, representatives_from=None,

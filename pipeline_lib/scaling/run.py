@@ -4,7 +4,6 @@ its validation (seed 004, section V) and predictions for new kernels."""
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -12,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from .. import __version__
+from ..io import progress, stage_writer
 from ..plots import pyplot, save
-from ..sim.output import F64, I32, I64, STR, write_frame
+from ..sim.output import F64, I32, I64, STR
 from ..trace.parquet_io import write_text
 from ..versions import SCALING_VERSION
 from . import evaluate as ev
@@ -52,13 +51,8 @@ SOURCES = [("metric", STR, ""), ("sm", I64, "base"), ("cc", I64, ""), ("mc", I64
                                                 "scaling (the other sets' networks as before)")]
 
 
-def _write(df, cols, name, out, **meta) -> None:
-    write_frame(df, cols, name, out, {"stage": name, "scaling_version": SCALING_VERSION,
-                                      "library_version": __version__, **meta})
-
-
-def _log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
+_write = stage_writer("scaling_version", SCALING_VERSION)
+_log = progress
 
 
 # -- profiles and dataset ----------------------------------------------------------------------------------------

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -12,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import __version__
-from ..sim.output import BOOL, F64, I32, I64, STR, write_frame
+from ..io import progress, stage_writer
+from ..sim.output import BOOL, F64, I32, I64, STR
 from ..trace.parquet_io import write_json, write_text
 from ..versions import SIMPROF_VERSION
 from . import inputs, jobs, jvm, perf, profile, units
@@ -87,16 +86,8 @@ OVERHEAD = [("repeat", I32, ""), ("profiled", BOOL, "run under JFR, the SimProf 
             ("wall_s", F64, "spark-submit wall time"), ("export_s", F64, "reading the recording (profiled only)")]
 
 
-def _meta(stage: str, **kw) -> dict:
-    return {"stage": stage, "simprof_version": SIMPROF_VERSION, "library_version": __version__, **kw}
-
-
-def _write(df, cols, name, out, **meta) -> None:
-    write_frame(df, cols, name, out, _meta(name, **meta))
-
-
-def _log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
+_write = stage_writer("simprof_version", SIMPROF_VERSION)
+_log = progress
 
 
 # --- inputs, jar, profiles ----------------------------------------------------------

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import __version__
+from ..io import stage_writer
 from ..plots import bar_chart
-from ..sim.output import BOOL, F64, I32, I64, STR, write_frame
+from ..sim.output import BOOL, F64, I32, I64, STR
 from ..sim.run import write_host_time
 from ..sim.sampling import sampled_rows
 from ..sim.simulator import Simulator
@@ -53,12 +53,7 @@ BASELINES = [("method", STR, "random or ideal_simpoint"), ("draw", I32, "random 
              ("k", I32, "SimPoint clusters (-1 for random)")]
 
 
-def _meta(stage: str, **kw) -> dict:
-    return {"stage": stage, "tbpoint_version": TBPOINT_VERSION, "library_version": __version__, **kw}
-
-
-def _write(df, cols, name, out, **meta) -> None:
-    write_frame(df, cols, name, out, _meta(name, **meta))
+_write = stage_writer("tbpoint_version", TBPOINT_VERSION)
 
 
 def inter_launch_stage(wl: str, trace_dir, sigma: float, out, within_kernel: bool = True,
