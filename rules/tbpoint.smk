@@ -39,6 +39,7 @@ rule tbpoint_inter_launch:
             sigma=TBP["inter_sigma"],
             within_kernel=TBP["inter_within_kernel"],
             representative=TBP["representative"],
+            scale=TBP["inter_scale"],
             code_version=TBPOINT_VERSION,
         ),
     resources:

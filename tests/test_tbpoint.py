@@ -74,6 +74,23 @@ def test_launches_of_different_kernels_never_share_a_cluster():
         assert ours.loc[ours["launch"] == rep, "kernel"].item() == g["kernel"].iloc[0]
 
 
+def test_kernel_scaled_features_keep_sigma_relative_within_each_kernel():
+    """Three large launches of one kernel 2% apart beside many small
+    launches of another (mst's find_min beside hook): divided by the
+    workload's mean the large ones are 5+ units apart per feature and fall
+    into three clusters; divided by their kernel's mean they are 0.02
+    apart and form one."""
+    rows = [(i, "big", s, s, s // 4, 0.0) for i, s in enumerate((1000_000, 1020_000, 1040_000))]
+    rows += [(3 + i, "small", 10_000, 10_000, 2_500, 0.0) for i in range(30)]
+    f_w, f_k = launch_features(_launches(rows)), launch_features(_launches(rows), "kernel")
+    big = [0, 1, 2]
+    assert InterLaunchSampler(0.1).fit(f_w).labels_[big].tolist() == [0, 1, 2]
+    assert len(set(InterLaunchSampler(0.1).fit(f_k).labels_[big].tolist())) == 1
+    np.testing.assert_allclose(f_k.loc[f_k["kernel"] == "small", FEATURES[:3]].to_numpy(), 1.0)
+    with pytest.raises(ValueError, match="inter_scale"):
+        launch_features(_launches(rows), "application")
+
+
 def test_closest_to_centre_ties_go_to_the_lowest_index():
     assert closest_to_centre(np.array([0.0, 1.0]), np.array([0, 0])).tolist() == [0]
 

@@ -13,22 +13,40 @@ from .clustering import closest_to_centre, first_appearance_labels, threshold_cl
 FEATURES = ["f_thread_instrs", "f_warp_instrs", "f_mem_requests", "f_tb_size_cov"]
 
 
-def launch_features(launches: pd.DataFrame) -> pd.DataFrame:
+SCALES = ("workload", "kernel")
+
+
+def launch_features(launches: pd.DataFrame, scale: str = "workload") -> pd.DataFrame:
     """Eq. 6 inter-feature vectors, one row per launch: thread instructions,
     warp instructions and memory requests (global + local), each divided by
-    its mean over the workload's launches, and the coefficient of variation
-    of thread-block sizes (thread instructions per block)."""
+    its mean over the workload's launches (``scale="workload"``, the seed)
+    or over the launches of the same kernel (``"kernel"``, ours), and the
+    coefficient of variation of thread-block sizes (thread instructions per
+    block).
+
+    Why ``kernel``: with each kernel clustered apart
+    (:class:`InterLaunchSampler` ``within_kernel``), sigma should mean the
+    same relative distance in every kernel.  Divided by the workload's mean,
+    a kernel whose launches are much larger than the others' gets large
+    features, so launches a few per cent apart fall into different
+    clusters: `mst-rmat`'s five `mst_find_min` launches of 0.86-1.24 M warp
+    instructions were five clusters because the workload's mean launch,
+    pulled down by the small hook, jump and relabel launches, is about a
+    fifth of theirs."""
+    if scale not in SCALES:
+        raise ValueError(f"tbpoint.inter_scale: {scale!r} is not one of {', '.join(SCALES)}")
     need = ["launch", "kernel", "thread_instrs", "warp_instrs", "mem_requests", "tb_size_cov"]
     missing = [c for c in need if c not in launches.columns]
     if missing:
         raise ValueError(f"launches table lacks column(s) {', '.join(missing)}")
     L = launches.sort_values("launch", ignore_index=True)
     out = L[["launch", "kernel", "warp_instrs"]].copy()
+    groups = L["kernel"] if scale == "kernel" else pd.Series(0, index=L.index)
     for col, f in zip(["thread_instrs", "warp_instrs", "mem_requests"], FEATURES):
-        v = L[col].to_numpy(float)
-        mean = v.mean() if len(v) else 0.0
-        # a workload without any memory request has all-zero feature, not NaN
-        out[f] = v / mean if mean > 0 else 0.0
+        v = L[col].astype(float)
+        mean = v.groupby(groups).transform("mean").to_numpy() if len(v) else np.zeros(0)
+        # a workload (kernel) without any memory request has an all-zero feature, not NaN
+        out[f] = np.divide(v.to_numpy(), mean, out=np.zeros(len(v)), where=mean > 0)
     out[FEATURES[3]] = L["tb_size_cov"].to_numpy(float)
     return out
 

@@ -57,13 +57,13 @@ _write = stage_writer("tbpoint_version", TBPOINT_VERSION)
 
 
 def inter_launch_stage(wl: str, trace_dir, sigma: float, out, within_kernel: bool = True,
-                       representative: str = "middle") -> pd.DataFrame:
+                       representative: str = "middle", scale: str = "kernel") -> pd.DataFrame:
     """Eq. 6 features and inter-launch clusters of one workload (hardware-independent)."""
     tr = TraceDir(trace_dir)
-    f = launch_features(tr.launches)
+    f = launch_features(tr.launches, scale)
     t = InterLaunchSampler(sigma, within_kernel, representative).fit(f).table(f)
     _write(t, INTER, "inter_launch", out, workload=wl, sigma=sigma, within_kernel=within_kernel,
-           representative=representative)
+           representative=representative, scale=scale)
     print(f"{wl}: {len(t)} launches in {t['cluster'].nunique()} clusters (sigma {sigma})", file=sys.stderr)
     return t
 
