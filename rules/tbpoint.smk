@@ -64,6 +64,7 @@ rule tbpoint_regions:
             sigma=TBP["intra_sigma"],
             max_variation=TBP["max_variation"],
             min_epochs=TBP["min_region_epochs"],
+            variation=TBP["variation"],
             code_version=TBPOINT_VERSION,
         ),
     resources:

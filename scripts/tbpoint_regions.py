@@ -8,4 +8,4 @@ sm = snakemake  # noqa: F821  (injected by Snakemake)
 with job_log(sm):
     p = sm.params
     regions_stage(sm.wildcards.wl, Path(sm.input.check).parent, dict(p.hw), sm.wildcards.hw, p.sigma,
-                  p.max_variation, p.min_epochs, sm.output.epochs, sm.output.regions)
+                  p.max_variation, p.min_epochs, sm.output.epochs, sm.output.regions, p.variation)

@@ -189,6 +189,25 @@ def test_figure8_worked_example():
     assert f.epochs_["region"].tolist() == [0, 0, -1, -1, 1, 1, 1, 1]
 
 
+def test_epoch_variation_is_that_of_the_epochs_mean_block():
+    """Irregular but stationary work (spmv-vector's rows): 112 blocks of an
+    epoch with a per-block CoV near 0.4 is an outlier under the seed's
+    per-block factor, not under the epoch's (0.4 / sqrt(112)); Fig. 8's
+    outlier epochs (one block of four with 4x the work) stay outliers."""
+    rng = np.random.default_rng(0)
+    warp = np.round(rng.gamma(6.0, 100.0, 4 * 112)).astype(int) + 1
+    blocks = _blocks(warp // 10, warp)
+    seed, ours = epoch_table(blocks, 112), epoch_table(blocks, 112, "epoch")
+    assert (seed["variation_factor"] > 0.3).all() and (ours["variation_factor"] < 0.1).all()
+    np.testing.assert_allclose(ours["variation_factor"], seed["variation_factor"] / np.sqrt(112))
+    assert RegionFinder().fit(seed).regions_.empty and len(RegionFinder().fit(ours).regions_) == 1
+    fig8 = epoch_table(_blocks([20, 20, 20, 20, 80, 20, 20, 20], [100, 100, 100, 100, 400, 100, 100, 100]), 4,
+                       "epoch")
+    assert fig8["variation_factor"].tolist()[0] == 0.0 and fig8["variation_factor"].tolist()[1] > 0.3
+    with pytest.raises(ValueError, match="tbpoint.variation"):
+        epoch_table(blocks, 112, "launch")
+
+
 def test_single_epoch_runs_are_no_region_unless_allowed():
     e = epoch_table(_blocks([1, 1, 9, 9], [10, 10, 10, 10]), 2)   # p 0.1 then 0.9
     assert RegionFinder().fit(e).regions_.empty

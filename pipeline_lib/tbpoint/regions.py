@@ -14,14 +14,29 @@ from ..stats import cov
 from .clustering import threshold_clusters
 
 
-def epoch_table(blocks: pd.DataFrame, epoch_size: int) -> pd.DataFrame:
+VARIATIONS = ("block", "epoch")
+
+
+def epoch_table(blocks: pd.DataFrame, epoch_size: int, variation: str = "block") -> pd.DataFrame:
     """Eq. 8 and 9 for the blocks of one launch (rows in block-id order):
     epoch j holds blocks [j * size, (j + 1) * size); its intra-feature is the
     average stall probability of its blocks (memory requests / warp
     instructions per block), its variation factor max(CoV of memory
-    requests, CoV of warp instructions)."""
+    requests, CoV of warp instructions) over its blocks (``variation=
+    "block"``, the seed) or that over the square root of its block count
+    (``"epoch"``, ours): the CoV of the epoch's mean block, i.e. how much
+    the epoch's totals vary when its blocks vary independently.
+
+    Why ``epoch``: what the sampled simulation measures is the IPC of many
+    blocks running together, and their differences average out (Lemma 1's
+    argument).  Per block, irregular but stationary work marks every epoch
+    as an outlier: all 660 epochs of `spmv-vector` (rows of different
+    lengths, CoV 0.39 over the 112 blocks of an epoch), so it had no region
+    at all; their means vary by 0.39 / sqrt(112) = 0.04."""
     if epoch_size < 1:
         raise ValueError(f"epoch size must be at least 1, got {epoch_size}")
+    if variation not in VARIATIONS:
+        raise ValueError(f"tbpoint.variation: {variation!r} is not one of {', '.join(VARIATIONS)}")
     b = blocks.sort_values("block")
     x = b["mem_requests"].to_numpy(float)
     y = b["warp_instrs"].to_numpy(float)
@@ -36,6 +51,8 @@ def epoch_table(blocks: pd.DataFrame, epoch_size: int) -> pd.DataFrame:
     t = pd.DataFrame(rows, columns=["epoch", "first_block", "last_block", "n_blocks", "stall_probability",
                                     "cov_mem_requests", "cov_warp_instrs"])
     t["variation_factor"] = np.maximum(t["cov_mem_requests"], t["cov_warp_instrs"])
+    if variation == "epoch":
+        t["variation_factor"] /= np.sqrt(t["n_blocks"].clip(lower=1))
     return t
 
 
@@ -49,7 +66,8 @@ class RegionFinder:
         average stall probabilities (seed default 0.2).
     max_variation : float
         Epochs whose variation factor exceeds it hold outlier blocks and get
-        a cluster of their own (seed default 0.3).
+        a cluster of their own (seed default 0.3); the factor per block or
+        per epoch, :func:`epoch_table`.
     min_epochs : int
         Shortest run of consecutive same-cluster epochs that forms a region.
         The seed's Fig. 8 counts two regions out of runs of 2 and 4 epochs
@@ -97,7 +115,8 @@ class RegionFinder:
 
 
 def workload_regions(launches: pd.DataFrame, blocks: pd.DataFrame, hw: dict, sigma: float = 0.2,
-                     max_variation: float = 0.3, min_epochs: int = 2) -> tuple[pd.DataFrame, pd.DataFrame]:
+                     max_variation: float = 0.3, min_epochs: int = 2,
+                     variation: str = "block") -> tuple[pd.DataFrame, pd.DataFrame]:
     """Epoch and region tables of every launch of a workload on hardware
     ``hw`` (only its occupancy fields matter).  Both carry a ``launch`` column;
     the epoch size is the launch's system occupancy."""
@@ -109,7 +128,7 @@ def workload_regions(launches: pd.DataFrame, blocks: pd.DataFrame, hw: dict, sig
         b = by_launch.get(L["launch"])
         if b is None or not len(b):
             continue
-        finder.fit(epoch_table(b, occ["system_occupancy"]))
+        finder.fit(epoch_table(b, occ["system_occupancy"], variation))
         e, r = finder.epochs_, finder.regions_
         e.insert(0, "launch", np.int32(L["launch"]))
         e.insert(1, "epoch_size", np.int32(occ["system_occupancy"]))

@@ -69,11 +69,12 @@ def inter_launch_stage(wl: str, trace_dir, sigma: float, out, within_kernel: boo
 
 
 def regions_stage(wl: str, trace_dir, hw: dict, hw_name: str, sigma: float, max_variation: float,
-                  min_epochs: int, epochs_out, regions_out) -> None:
+                  min_epochs: int, epochs_out, regions_out, variation: str = "epoch") -> None:
     """Epochs and homogeneous regions of one workload for ``hw``'s occupancy."""
     tr = TraceDir(trace_dir)
-    epochs, regions = workload_regions(tr.launches, tr.blocks, hw, sigma, max_variation, min_epochs)
-    meta = dict(workload=wl, hardware=hw_name, sigma=sigma, max_variation=max_variation, min_epochs=min_epochs)
+    epochs, regions = workload_regions(tr.launches, tr.blocks, hw, sigma, max_variation, min_epochs, variation)
+    meta = dict(workload=wl, hardware=hw_name, sigma=sigma, max_variation=max_variation, min_epochs=min_epochs,
+                variation=variation)
     _write(epochs, EPOCHS, "epochs", epochs_out, **meta)
     _write(regions, REGIONS, "regions", regions_out, **meta)
     print(f"{wl} on {hw_name}: {len(epochs)} epochs, {len(regions)} homogeneous regions", file=sys.stderr)
