@@ -278,10 +278,10 @@ def summary_stage(sweep: str, dataset, dirs: dict, model_paths: dict, sim_hosts:
         src = pd.read_parquet(d / "sources.parquet").iloc[0]
         k = int(heat["k"].iloc[0])
         meta = {k_.decode(): v.decode() for k_, v in (pq.read_schema(d / "heatmap.parquet").metadata or {}).items()}
-        held = ("20% of the applications (every kernel instance of each)" if meta.get("split_by") == "application"
-                else "20% of the kernel instances")
-        held = held.replace("20%", f"{100 * float(meta.get('holdout', 0.2)):g}%")
-        lines += [f"## {metric}", "", f"Each split holds out {held}; {meta.get('splits', '?')} seeded splits.", "",
+        share = f"{100 * float(meta['holdout']):g}%"
+        held = (f"{share} of the applications (every kernel instance of each)" if meta["split_by"] == "application"
+                else f"{share} of the kernel instances")
+        lines += [f"## {metric}", "", f"Each split holds out {held}; {meta['splits']} seeded splits.", "",
                   f"Heat-map bases (every SM count x DRAM clock at core clocks "
                   f"{', '.join(str(int(x)) for x in sorted(heat['cc'].unique()))} MHz), "
                   f"k = {k}: mean held-out error **{100 * heat['mean_error'].mean():.1f}%** "
