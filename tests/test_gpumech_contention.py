@@ -4,7 +4,7 @@ when its resource is halved or doubled."""
 import numpy as np
 import pytest
 
-from pipeline_lib.gpumech.contention import (STACK_C, TERMS, Resources, demands, mva, pass_time,
+from pipeline_lib.gpumech.contention import (STACK_C, TERMS, Resources, convoy_size, demands, mva, pass_time,
                                              predict_contention, waves)
 
 
@@ -28,8 +28,8 @@ def test_a_lone_warp_takes_its_single_warp_cycles():
     z, local, shared = demands(p, res())
     # Z is what the stations do not account for: 115 cycles - 15 issue - 4 lines - 4 x 400 / 32 - 4 x 2
     assert z.sum() == pytest.approx(115 - 15 - 4 - 50 - 8)
-    for sync in ("interval", "warp"):
-        assert pass_time(p, 1, 1, sync, res())["total"] == pytest.approx(115)
+    for sync in ("interval", "warp", "measured", "convoy"):
+        assert pass_time(p, 1, 1, sync, res(in_step=0.5))["total"] == pytest.approx(115)
 
 
 def test_many_warps_reach_the_issue_limit():
@@ -190,3 +190,37 @@ def test_the_measured_reading_weighs_the_in_step_and_drifted_readings():
     assert a["total"] != pytest.approx(b["total"], rel=1e-3)
     for s, want in ((0.0, b), (1.0, a), (0.5, {k: (a[k] + b[k]) / 2 for k in a})):
         assert pass_time(p, 16, 2, "measured", res(cores=2, mshrs=8, in_step=s)) == pytest.approx(want)
+
+
+def test_convoys_are_the_runs_of_in_step_issues():
+    """g warps in step repeat the PC g - 1 times in g issues: s = (g - 1) / g."""
+    assert convoy_size(0.0, 32) == 1.0
+    assert convoy_size(0.5, 32) == pytest.approx(2.0)
+    assert convoy_size(0.75, 32) == pytest.approx(4.0)
+    assert convoy_size(0.99, 32) == 32.0 and convoy_size(1.0, 32) == 32.0     # at most the core's warps
+
+
+def test_the_convoy_reading_without_convoys_is_the_warp_reading():
+    p = prof([10, 2], [50, 400], lsu_lines=[0, 8], miss_reqs=[0, 8], l2_reqs=[0, 8], dram_reqs=[0, 8])
+    r = res(cores=2, mshrs=8, in_step=0.0)
+    assert pass_time(p, 16, 2, "convoy", r) == pytest.approx(pass_time(p, 16, 2, "warp", r))
+    # at the knee (48 warps x 5 issue cycles = a 240-cycle path), bigger convoys are fewer, heavier
+    # customers: less of the latency is hidden, and the pass grows with the convoy
+    knee = prof([5], [235])
+    t = [pass_time(knee, 48, 1, "convoy", res(in_step=s))["total"] for s in (0.0, 0.5, 0.75)]
+    assert t[0] * 1.02 < t[1] and t[1] * 1.02 < t[2]
+
+
+def test_a_lock_stepped_core_overlaps_each_interval_with_the_next():
+    """Hand-worked: 4 warps in lock step (in_step 1), interval 1 = 10
+    instructions then a 20-cycle stall, interval 2 = 1 instruction then 100.
+    Round robin issues interval 1 of the 4 warps in cycles 0-39; warp 0 is
+    ready again at 30 but the port is busy until 40 (g x demand = 40 >
+    path 30); interval 2 issues in 40-43 and warp 0 waits until 40 + 101.
+    The pass takes 40 + 101 = 141 cycles for the core's 4 warps; the serial
+    in-step reading (interval) would charge more, the drifted one (warp) less."""
+    p = prof([10, 1], [20, 100])
+    t = pass_time(p, 4, 1, "convoy", res(in_step=1.0))
+    assert t["total"] == pytest.approx(141.0)
+    assert t["issue"] == pytest.approx(44.0) and t["delay"] == pytest.approx(97.0)
+    assert pass_time(p, 4, 1, "warp", res())["total"] < 141.0

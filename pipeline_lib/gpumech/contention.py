@@ -62,7 +62,13 @@ time: a round-robin core's warps start in step and drift apart as their
 misses return at different times.  The ``measured`` reading (ours) weighs
 the two by the share of issues the scheduler-ordered collector saw in step
 (``ScheduledCollector.in_step``: the issue repeats the PC another warp of
-the core issued just before), so it has no free parameter.  Which reading
+the core issued just before), so it has no free parameter.  The ``convoy``
+reading (ours) reads the same share as the size of the groups of warps
+that move in step, g = 1 / (1 - s): each group goes through the intervals
+in lock step (an interval takes the larger of the first warp's latency
+path and g times the busiest station's demand) and the groups drift apart
+from one another as the ``warp`` reading's warps do; g = 1 is the ``warp``
+reading, g = all the core's warps a lock-stepped ``interval`` reading.  Which reading
 each scheduler gets is configuration (``gpumech.contention_sync``), chosen
 on the small inputs (:mod:`.calibrate`), never on the validated ones.
 
@@ -230,8 +236,8 @@ def mva(z, local, shared, warps: int, cores: int, tol: float = 1e-9, max_iter: i
     return r_loc, r_sh
 
 
-SYNCS = ("interval", "warp", "measured")
-DEFAULT_SYNC = {"rr": "measured", "gto": "measured"}     # chosen on the small inputs (.calibrate)
+SYNCS = ("interval", "warp", "measured", "convoy")
+DEFAULT_SYNC = {"rr": "convoy", "gto": "measured"}       # chosen on the small inputs (.calibrate)
 
 
 def pass_time(profile, warps: int, cores: int, sync: str, r: Resources) -> dict:
@@ -244,13 +250,20 @@ def pass_time(profile, warps: int, cores: int, sync: str, r: Resources) -> dict:
     share of the time the collector saw the warps in step, ``r.in_step``:
     a core whose warps are in step a share s of its issues spends about
     that share of its time as the interval reading describes and the rest
-    as the warp reading does)."""
+    as the warp reading does) or ``convoy`` (ours: the core's warps move in
+    convoys of g = 1 / (1 - s) warps in lock step, :func:`convoy_size`;
+    the convoys, not the warps, are the network's customers, drifted apart
+    as in the ``warp`` reading, :func:`convoy_demands`)."""
     if sync == "measured":
         s = min(max(float(r.in_step), 0.0), 1.0)
         a, b = pass_time(profile, warps, cores, "interval", r), pass_time(profile, warps, cores, "warp", r)
         return {k: s * a[k] + (1 - s) * b[k] for k in a}
     z, local, shared = demands(profile, r)
-    if sync == "warp":
+    if sync == "convoy":
+        g = convoy_size(r.in_step, warps)
+        z, local, shared = convoy_demands(z, local, shared, g)
+        warps = warps / g
+    elif sync == "warp":
         z, local, shared = z.sum(keepdims=True), local.sum(0, keepdims=True), shared.sum(0, keepdims=True)
     elif sync != "interval":
         raise ValueError(f"unknown warp synchronisation {sync!r} (known: {', '.join(SYNCS)})")
@@ -262,6 +275,37 @@ def pass_time(profile, warps: int, cores: int, sync: str, r: Resources) -> dict:
     out["dram"] = float(r_sh[:, ns:].sum())
     out["total"] = out["delay"] + sum(out[k] for k in LOCAL) + out["l2"] + out["dram"]
     return out
+
+
+def convoy_size(in_step: float, warps: int) -> float:
+    """Mean number of warps that move in step (the ``convoy`` reading, ours).
+
+    If the scheduler issues a core's warps in convoys of g warps at the same
+    PC, g - 1 of every g issues repeat the PC issued just before, so the
+    measured in-step share is s = (g - 1) / g and g = 1 / (1 - s); between
+    1 (every warp on its own) and the core's warps (all in lock step)."""
+    s = min(max(float(in_step), 0.0), 1.0)
+    return float(min(1.0 / (1.0 - s), warps)) if s < 1.0 else float(warps)
+
+
+def convoy_demands(z, local, shared, g: float):
+    """One pass of a convoy of ``g`` warps in lock step, as one customer:
+    its demands are g warps' (all the intervals summed, as the ``warp``
+    reading does between convoys) and its delay is what its lock step adds.
+
+    In lock step the convoy's first warp issues an interval's instructions,
+    waits out its own latency path (delay plus its demands, ``path``) and
+    starts the next interval while the others may still be at the busiest
+    station, so an interval takes max(path, g x the largest demand) -- the
+    asymptotic bounds of a closed network, which a deterministic lock step
+    attains.  The convoy's delay is that time less its g warps' demands (at
+    least 0); g = 1 gives back the single warp's delay and demands exactly.
+    """
+    path = z + local.sum(1) + shared.sum(1)
+    lc, sc = g * local, g * shared
+    step = np.maximum(path, np.hstack([lc, sc]).max(1))
+    zc = np.maximum(step - lc.sum(1) - sc.sum(1), 0.0)
+    return zc.sum(keepdims=True), lc.sum(0, keepdims=True), sc.sum(0, keepdims=True)
 
 
 def waves(blocks: int, cores: int, occupancy: int) -> list[tuple[int, int, int]]:
