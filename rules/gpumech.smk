@@ -1,6 +1,7 @@
 # GPUMech (docs/gpumech.md): input collector, interval algorithm,
 # representative warp and the Table 8 models for every launch of a workload,
 # and their validation against the detailed simulator under both schedulers.
+from pipeline_lib.gpumech.analysis import collection_key
 from pipeline_lib.sim.hardware import SCHEDULERS, dram_bandwidth_gbs, variant_name
 from pipeline_lib.versions import GPUMECH_VERSION
 
@@ -35,6 +36,17 @@ def gm_sweep_points(hw):
 GM_POINT_BASE = {p: hw for hw in GM_HARDWARE for _, _, p in gm_sweep_points(hw) if p != hw}
 
 
+def gm_reused_collection(wc):
+    """The base's collector counts, where the sweep point differs from its
+    base only in timing fields (analysis.collection_key) and
+    gpumech.reuse_collection is on: then the point's analysis runs no
+    collector."""
+    base = GM_POINT_BASE.get(wc.hw)
+    if base is None or not GM["reuse_collection"] or collection_key(_hw(wc.hw)) != collection_key(_hw(base)):
+        return []
+    return [f"{GM_DIR}/{wc.wl}/{base}/collected.parquet"]
+
+
 def gm_policy_sims(hw):
     """Simulation name per scheduler: the configuration itself for its own
     scheduler, its -rr/-gto variant for the other."""
@@ -48,15 +60,18 @@ rule gpumech_analyse:
         tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in ("launches", "blocks", "instructions", "warp_trace")],
         base=lambda wc: ([f"{GM_DIR}/{wc.wl}/{GM_POINT_BASE[wc.hw]}/launches.parquet"]
                          if wc.hw in GM_POINT_BASE else []),
+        collected=gm_reused_collection,
     output:
         predictions=f"{GM_DIR}/{{wl}}/{{hw}}/predictions.parquet",
         stacks=f"{GM_DIR}/{{wl}}/{{hw}}/stacks.parquet",
         launches=f"{GM_DIR}/{{wl}}/{{hw}}/launches.parquet",
+        collected=f"{GM_DIR}/{{wl}}/{{hw}}/collected.parquet",
         host_time=f"{GM_DIR}/{{wl}}/{{hw}}/host_time.json",
     params:
         **keyed(
             hw=lambda wc: hardware_slice(_hw(wc.hw), GM_FIELDS),
             sync=GM["contention_sync"],
+            reuse_collection=lambda wc: bool(gm_reused_collection(wc)),
             code_version=GPUMECH_VERSION,
         ),
     resources:

@@ -808,3 +808,20 @@ def test_the_html_report_holds_every_figure_and_renders_in_a_browser(ran, tmp_pa
             tab.frame_locator("iframe").locator("table").first.wait_for(timeout=30000)
         finally:
             browser.close()
+
+
+def test_a_timing_only_sweep_point_reuses_its_bases_collection(tmp_path):
+    """GPUMech's MSHR point differs from its base in a timing field only, so
+    its analysis reads the base's collector counts (analysis.collection_key);
+    the warp-count point changes the occupancy and collects again."""
+    import copy
+    cfg = copy.deepcopy(TINY)
+    cfg["gpumech"]["sweeps"] = {"w": [16, 32], "mshr": [16, 32]}
+    jobs, params = build_dag(tmp_path, _write(tmp_path / "c.yaml", cfg))
+    mshr16 = "gpumech-baseline-mshr16"
+    assert params[("gpumech_analyse", "hist", mshr16)]["reuse_collection"] is True
+    assert params[("gpumech_analyse", "hist", W16)]["reuse_collection"] is False
+    assert params[("gpumech_analyse", "hist", "gpumech-baseline")]["reuse_collection"] is False
+    cfg["gpumech"]["reuse_collection"] = False
+    _, params = build_dag(tmp_path, _write(tmp_path / "c.yaml", cfg))
+    assert params[("gpumech_analyse", "hist", mshr16)]["reuse_collection"] is False

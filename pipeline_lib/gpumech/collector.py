@@ -238,7 +238,12 @@ class CacheCollector:
 
 
 def pc_latency_table(counts: np.ndarray, hw: dict) -> pd.DataFrame:
-    """Per PC: executions, the miss-event distribution, request-level rates
+    """:func:`pc_latency_columns` as a table."""
+    return pd.DataFrame(pc_latency_columns(counts, hw))
+
+
+def pc_latency_columns(counts: np.ndarray, hw: dict) -> dict:
+    """Per PC (arrays indexed by pc): executions, the miss-event distribution, request-level rates
     and the AMAT latency (4.5.2).  An L2 hit costs ``l2.hit_latency``, an L2
     miss that plus ``dram.latency`` (the seed's 120 and 420 cycles) plus
     ``dram.row_miss_latency`` for the share of the PC's DRAM reads that open
@@ -260,7 +265,7 @@ def pc_latency_table(counts: np.ndarray, hw: dict) -> pd.DataFrame:
     for c, i in (("l1_accesses", PC_L1_ACC), ("l1_misses", PC_L1_MISS), ("l2_accesses", PC_L2_ACC),
                  ("l2_misses", PC_L2_MISS), ("dram_reads", PC_DRAM_RD), ("dram_writes", PC_DRAM_WR)):
         cols[c] = counts[:, i]
-    return pd.DataFrame(cols)
+    return cols
 
 
 def avg_miss_latency(counts: np.ndarray, kind: np.ndarray, hw: dict) -> float:

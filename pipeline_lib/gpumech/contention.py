@@ -254,11 +254,16 @@ def pass_time(profile, warps: int, cores: int, sync: str, r: Resources) -> dict:
     convoys of g = 1 / (1 - s) warps in lock step, :func:`convoy_size`;
     the convoys, not the warps, are the network's customers, drifted apart
     as in the ``warp`` reading, :func:`convoy_demands`)."""
+    return _pass_time(demands(profile, r), warps, cores, sync, r)
+
+
+def _pass_time(d: tuple, warps, cores: int, sync: str, r: Resources) -> dict:
+    """:func:`pass_time` on the profile's :func:`demands` ``d``."""
     if sync == "measured":
         s = min(max(float(r.in_step), 0.0), 1.0)
-        a, b = pass_time(profile, warps, cores, "interval", r), pass_time(profile, warps, cores, "warp", r)
+        a, b = _pass_time(d, warps, cores, "interval", r), _pass_time(d, warps, cores, "warp", r)
         return {k: s * a[k] + (1 - s) * b[k] for k in a}
-    z, local, shared = demands(profile, r)
+    z, local, shared = d
     if sync == "convoy":
         g = convoy_size(r.in_step, warps)
         z, local, shared = convoy_demands(z, local, shared, g)
@@ -336,11 +341,12 @@ def predict_contention(profile, warps_per_block: int, occupancy: int, blocks: in
     p = check_profile(profile)
     insts = float(np.sum(p["insts"]))
     full_n = occupancy * warps_per_block
-    steady = pass_time(p, full_n, r.cores, sync, r)
+    d = demands(p, r)
+    steady = _pass_time(d, full_n, r.cores, sync, r)
     cycles = 0.0
     for count, per_core, active in waves(blocks, r.cores, occupancy):
         if "tail" in r.terms and (per_core, active) != (occupancy, r.cores):
-            cycles += count * pass_time(p, per_core * warps_per_block, active, sync, r)["total"]
+            cycles += count * _pass_time(d, per_core * warps_per_block, active, sync, r)["total"]
         else:
             cycles += count * steady["total"] * per_core * active / (occupancy * r.cores)
     warp_insts = blocks * warps_per_block * insts

@@ -139,14 +139,17 @@ class KernelTiming:
     the engine's static table ``P`` (kinds, compute latencies, registers)
     and the collector's per-PC table (:func:`collector.pc_latency_table`)."""
 
-    def __init__(self, P: np.ndarray, pcs: pd.DataFrame, hw: dict):
+    def __init__(self, P: np.ndarray, pcs, hw: dict):
+        """``pcs``: :func:`collector.pc_latency_table` or its dict of columns."""
         self.P = P
         n = len(P)
-        self.amat = pcs["amat"].to_numpy(float) if len(pcs) else np.zeros(n)
-        self.miss_per_req = pcs["l1_miss_per_req"].to_numpy(float) if len(pcs) else np.zeros(n)
-        self.dram_per_req = pcs["dram_per_req"].to_numpy(float) if len(pcs) else np.zeros(n)
-        self.l2_per_req = pcs["l2_per_req"].to_numpy(float) if len(pcs) else np.zeros(n)
-        self.events = pcs[["l1_hit", "l2_hit", "l2_miss"]].to_numpy(float) if len(pcs) else np.zeros((n, 3))
+        has = len(pcs["amat"]) > 0
+
+        def col(name):
+            return np.asarray(pcs[name], float) if has else np.zeros(n)
+        self.amat, self.miss_per_req = col("amat"), col("l1_miss_per_req")
+        self.dram_per_req, self.l2_per_req = col("dram_per_req"), col("l2_per_req")
+        self.events = np.column_stack([col("l1_hit"), col("l2_hit"), col("l2_miss")])
         self.smem_lat = float(hw["latency"]["shared"])
         self.const_lat = float(hw["latency"]["const"])
         regs = P[:, E.P_SRC:]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..io import stage_writer
 from ..plots import bar_chart, pyplot, save
@@ -16,7 +17,7 @@ from ..sim.output import F64, I32, I64, STR
 from ..sim.trace_reader import TraceDir
 from ..trace.parquet_io import write_json, write_text
 from ..versions import GPUMECH_VERSION
-from .analysis import CLASSES, GPUMech
+from .analysis import CLASSES, COLLECTORS, GPUMech, collected_from_frame
 from .contention import MODEL as CONTENTION_MODEL
 from .contention import STACK_C, TERMS
 from .model import MODELS, POLICIES, STACK
@@ -44,6 +45,14 @@ LAUNCHES = [("launch", I32, ""), ("kernel", STR, ""), ("blocks", I64, ""), ("sys
               for p in POLICIES for lvl in ("l1", "l2")],
             *[(f"in_step_{p}", F64, f"scheduler-ordered collector under {p}: share of issues in step with the "
                                     "core's other warps (the measured reading's weight)") for p in POLICIES]]
+COLLECTED = [("launch", I32, ""), ("collector", STR, f"{', '.join(COLLECTORS)} (analysis.COLLECTORS)"),
+             ("pcs", I64, "rows of the per-PC table (the kernel's PCs)"),
+             ("counts", pa.list_(pa.int64()), "per-PC table flattened row by row (collector.PC_* columns)"),
+             ("slice_requests", pa.list_(pa.int64()), "the launch's requests per L2 slice"),
+             ("channel_transfers", pa.list_(pa.int64()), "the launch's DRAM transfers per channel"),
+             ("in_step", F64, "scheduler-ordered collectors: share of issues in step (0 for round-robin)"),
+             ("insts", I64, "the launch's warp instructions (from the trace)"),
+             ("smem_ways", I64, "the launch's shared-memory ways (from the trace)")]
 HOST = ["collector_s", "ordered_collector_s", "intervals_s", "select_s", "model_s"]
 
 # the CPI stack against the simulation's stall breakdown: model categories
@@ -65,26 +74,41 @@ _write = stage_writer("gpumech_version", GPUMECH_VERSION)
 
 
 def analyse_stage(wl: str, trace_dir, hw: dict, hw_name: str, out_dir, representatives_from=None,
-                  sync: dict | None = None) -> dict:
+                  sync: dict | None = None, collected_from=None) -> dict:
     """GPUMech on every launch of one workload: predictions, CPI stacks,
-    per-launch inputs; host seconds go to ``host_time.json`` alone.  With
-    ``representatives_from`` (the ``launches.parquet`` of the base
-    configuration) the representative warps are reused (4.6.5); ``sync``:
-    ``gpumech.contention_sync``."""
+    per-launch inputs, the collectors' counts; host seconds go to
+    ``host_time.json`` alone.  With ``representatives_from`` (the
+    ``launches.parquet`` of the base configuration) the representative
+    warps are reused (4.6.5); with ``collected_from`` (the base's
+    ``collected.parquet``, same ``analysis.collection_key``) its counts are
+    reused and no collector runs; ``sync``: ``gpumech.contention_sync``."""
     t0 = time.perf_counter()
-    reps = None
+    reps = collected = None
     if representatives_from:
         b = pd.read_parquet(representatives_from)
         reps = dict(zip(b["launch"].astype(int), b["representative"].astype(int)))
-    res = GPUMech(hw, reps, sync).run(TraceDir(trace_dir))
+    if collected_from:
+        try:
+            collected = collected_from_frame(pd.read_parquet(collected_from))
+        except (KeyError, ValueError) as e:
+            raise ValueError(f"{collected_from}: not a GPUMech collection table ({e})") from e
+    try:
+        res = GPUMech(hw, reps, sync, collected).run(TraceDir(trace_dir))
+    except ValueError as e:
+        if collected_from:
+            raise ValueError(f"{collected_from}: {e}") from e
+        raise
     out = Path(out_dir)
     meta = dict(workload=wl, hardware=hw_name)
     _write(res["predictions"], PREDICTIONS, "gpumech_predictions", out / "predictions.parquet", **meta)
     _write(res["stacks"].reindex(columns=[c for c, _, _ in STACKS]).fillna(0.0), STACKS, "gpumech_cpi_stacks",
            out / "stacks.parquet", **meta)
     _write(res["launches"], LAUNCHES, "gpumech_launches", out / "launches.parquet", **meta)
+    _write(res["collected"], COLLECTED, "gpumech_collected", out / "collected.parquet",
+           reused_from=str(collected_from or ""), **meta)
     L = res["launches"]
     host = {k: round(float(L[k].sum()), 4) for k in HOST}
+    host["reused_collection"] = bool(collected_from)
     host["job_s"] = round(time.perf_counter() - t0, 3)
     write_json(host, out / "host_time.json")
     print(f"{wl} on {hw_name}: {len(L)} launches, model parts {sum(host[k] for k in HOST):.2f} s", file=sys.stderr)
@@ -346,7 +370,10 @@ def validate_stage(hw_name: str, items: list[dict], cores: int, min_waves: float
               "GPUMech parts (round-robin collector, scheduler-ordered collector per scheduler, interval algorithm "
               "over all warps, selection, models) against the detailed simulation's engine; re-evaluation = "
               f"the scheduler-ordered collector of one scheduler + models ({CONTENTION_MODEL} for the configured "
-              "scheduler, representative known, 4.6.5).", "",
+              "scheduler, representative known, 4.6.5): the cost where a configuration changes what the "
+              "collector counts.  A timing-only change reuses the counts and runs no collector: "
+              "benchmarks/gpumech_reevaluation.py times both against simulation (docs/gpumech.md, "
+              "\"Re-evaluation\").", "",
               "| workload | GPUMech s | re-evaluation s | simulation s | speedup | re-eval. speedup |",
               "|---|---:|---:|---:|---:|---:|"]
         for r, ms, rs in zip(h.to_dict("records"), model_s, reeval_s):

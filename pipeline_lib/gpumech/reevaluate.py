@@ -1,0 +1,118 @@
+"""Re-evaluating a new hardware configuration from a known analysis (seed
+000, 4.6.5: the representative warps are chosen once per input and reused
+for other configurations; the reuse of the collector's counts is ours).
+
+What an analysis of one configuration leaves that another configuration can
+use as it is: the representative warp of each launch (4.6.5), the launch's
+totals from the trace (warp instructions, shared-memory ways), and -- when
+the two configurations differ only in timing fields
+(:func:`.analysis.collection_key`) -- every collector's counts.  A
+:class:`Reevaluation` holds these, decoded once per trace; :meth:`predict`
+then runs only what depends on the configuration: the per-PC latencies,
+the interval algorithm on each representative warp, and the contention
+model (MT_CONTENTION) for one scheduler.  Nothing walks the launches' other
+warps, so its cost grows with the launches and the representative warps'
+length, not with the trace.
+
+    >>> ev = Reevaluation(TraceDir("results/traces/lbm"), base["launches"], base["collected"])
+    >>> ev.predict(load_hardware("gpumech-baseline-mshr16"))      # launch, policy, cpi
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..sim.hardware import occupancy
+from ..sim.simulator import global_bb_ids, kernel_tables
+from ..sim.trace_reader import LaunchTrace, TraceDir
+from .analysis import Collected, collected_from_frame, contention_setup
+from .contention import DEFAULT_SYNC, predict_contention
+from .model import POLICIES, check_profile
+from .scheduled import ScheduledCollector
+
+
+class Reevaluation:
+    """MT_CONTENTION on new configurations from one analysis of a trace.
+
+    Parameters
+    ----------
+    trace : TraceDir
+        The workload's trace (read once, here).
+    launches : DataFrame
+        The analysis's ``launches`` table (launch, representative).
+    collected : DataFrame or dict
+        The analysis's ``collected`` table (:func:`.analysis.collected_frame`)
+        or its dict form.  Its counts are used as they are, so the
+        configurations predicted must share the analysed one's
+        :func:`.analysis.collection_key` (the caller checks; see
+        :meth:`predict`).
+    """
+
+    def __init__(self, trace: TraceDir, launches: pd.DataFrame, collected):
+        self.collected = collected_from_frame(collected) if isinstance(collected, pd.DataFrame) else collected
+        reps = dict(zip(launches["launch"].astype(int), launches["representative"].astype(int)))
+        self.trace = trace
+        self.instructions = trace.instructions
+        self.launches = []
+        for launch in trace.launches.sort_values("launch").to_dict("records"):
+            lid = int(launch["launch"])
+            if lid not in reps:
+                raise ValueError(f"{trace.path}: launch {lid} has no representative warp in the analysis given")
+            missing = [c for c in POLICIES if (lid, c) not in self.collected]
+            if missing:
+                raise ValueError(f"{trace.path}: the collection given has no {', '.join(missing)} counts for "
+                                 f"launch {lid}")
+            lt = trace.launch_trace(lid)
+            lo, hi = int(lt.warp_off[reps[lid]]), int(lt.warp_off[reps[lid] + 1])
+            one = LaunchTrace(pc=lt.pc[lo:hi].copy(), space=lt.space[lo:hi].copy(), nreq=lt.nreq[lo:hi].copy(),
+                              nthreads=lt.nthreads[lo:hi].copy(), line_off=np.zeros(1, np.int64),
+                              lines=np.zeros(0, np.int64), warp_off=np.array([0, hi - lo], np.int64))
+            self.launches.append({**launch, "rep_trace": one})
+
+    def _static(self, hw: dict) -> dict:
+        return kernel_tables(self.instructions, hw, global_bb_ids(self.instructions)[0]
+                             if len(self.instructions) else {})
+
+    def collect(self, hw: dict, policy: str | None = None) -> dict:
+        """The scheduler-ordered collector of ``policy`` (default: the
+        configuration's scheduler) on every launch of the trace on ``hw``:
+        what a configuration with another :func:`.analysis.collection_key`
+        needs before :meth:`predict` (``collected=``).  It walks every warp
+        instruction, so it costs a good part of a simulation."""
+        policy = policy or hw["scheduler"]
+        static = self._static(hw)
+        col = ScheduledCollector(hw, policy)
+        out = {}
+        for L in self.launches:
+            lid = int(L["launch"])
+            occ = occupancy(hw, int(L["threads_per_block"]), int(L["regs_per_thread"]), int(L["shared_bytes"]))
+            counts = col.run(self.trace.launch_trace(lid), static[L["kernel"]], int(L["n_blocks"]),
+                             int(L["warps_per_block"]), occ["sm_occupancy"])
+            got = Collected.of(col, counts)
+            got.totals = self.collected[(lid, policy)].totals
+            out[(lid, policy)] = got
+        return out
+
+    def predict(self, hw: dict, policy: str | None = None, sync: dict | None = None,
+                collected: dict | None = None) -> pd.DataFrame:
+        """MT_CONTENTION's CPI of every launch on ``hw`` under ``policy``
+        (default: the configuration's scheduler): columns launch, policy,
+        cpi.  ``sync``: ``gpumech.contention_sync`` (default
+        :data:`.contention.DEFAULT_SYNC`); ``collected``: counts from
+        :meth:`collect` (default: the analysis's)."""
+        policy = policy or hw["scheduler"]
+        reading = {**DEFAULT_SYNC, **(sync or {})}[policy]
+        collected = collected or self.collected
+        static = self._static(hw)
+        rows = []
+        for L in self.launches:
+            lid = int(L["launch"])
+            P = static[L["kernel"]]
+            occ = occupancy(hw, int(L["threads_per_block"]), int(L["regs_per_thread"]), int(L["shared_bytes"]))
+            got = collected[(lid, policy)]
+            timing, _, _, r = contention_setup(hw, P, got, got.totals)
+            prof = check_profile(timing.profile_columns(L["rep_trace"], 0), f"launch {lid}")
+            cpi = predict_contention(prof, int(L["warps_per_block"]), occ["sm_occupancy"], int(L["n_blocks"]),
+                                     reading, r)["cpi"]
+            rows.append({"launch": lid, "policy": policy, "cpi": cpi})
+        return pd.DataFrame(rows, columns=["launch", "policy", "cpi"])
