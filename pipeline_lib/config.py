@@ -37,6 +37,9 @@ def validate(config: dict, source: str = "config") -> dict:
     _fill_defaults(config, schema)
     from .workloads.registry_info import SIZES, ParamError, check_params  # drivers' declarations, no emulator
     for wl, spec in config.get("workloads", {}).items():
+        if "traceg" in spec:           # imported (pipeline_lib.trace.traceg): no driver to check
+            spec.setdefault("benchmark", wl)
+            continue
         bench = spec["benchmark"]
         if bench not in SIZES:
             raise ConfigError(f"{source}: invalid field 'workloads.{wl}.benchmark': unknown benchmark "

@@ -21,7 +21,7 @@ if _unknown_plot:
 # [] draws the first configured workload of each Table 6 type
 TBP_PLOT = list(TBP["kernel_types"]["plot"]) or [
     w for kind in ("regular", "irregular")
-    for w in [next((x for x in WORKLOADS if KINDS[CONFIG["workloads"][x]["benchmark"]] == kind), None)] if w]
+    for w in [next((x for x in WORKLOADS if KINDS.get(CONFIG["workloads"][x]["benchmark"]) == kind), None)] if w]
 _missing = [h for h in TBP_HARDWARE if h not in HARDWARE]
 if _missing:
     raise ValueError(f"config: tbpoint.hardware names {', '.join(_missing)}, which simulate.hardware lacks "
@@ -210,7 +210,7 @@ rule tbpoint_kernel_types:
     params:
         **keyed(
             workloads=WORKLOADS,
-            declared=[KINDS[CONFIG["workloads"][wl]["benchmark"]] for wl in WORKLOADS],
+            declared=[KINDS.get(CONFIG["workloads"][wl]["benchmark"], "unknown") for wl in WORKLOADS],
             plot=TBP_PLOT,
             max_cov=TBP["kernel_types"]["max_cov"],
             code_version=TBPOINT_VERSION,

@@ -1,6 +1,8 @@
 # Trace generation: run each workload's driver on the PTX emulator, check it
-# against its reference, and write the trace tables (docs/trace_format.md).
+# against its reference, and write the trace tables (docs/trace_format.md);
+# or, for a `traceg:` workload, import an Accel-Sim trace into the same tables.
 # Hardware-independent: no hardware parameter reaches this rule.
+from pipeline_lib.trace.traceg import IMPORTER_VERSION, kernel_files
 from pipeline_lib.versions import EMULATOR_VERSION
 from pipeline_lib.workloads.registry_info import code_digest
 
@@ -18,17 +20,29 @@ def workload_spec(wl):
 
 def _trace_spec(wildcards):
     spec = workload_spec(wildcards.wl)
+    if "traceg" in spec:
+        return {"traceg": spec["traceg"]}
     return {"benchmark": spec["benchmark"], "size": spec["size"], "seed": spec["seed"],
             "params": dict(sorted(spec["params"].items()))}
 
 
 def _trace_code(wildcards):
     """Digest of the workload's PTX, CUDA source, driver and shared driver
-    code: editing any of them reruns this workload's trace and its chain."""
-    return code_digest(workload_spec(wildcards.wl)["benchmark"])
+    code: editing any of them reruns this workload's trace and its chain
+    (an imported trace: the importer's version; its files are inputs)."""
+    spec = workload_spec(wildcards.wl)
+    return f"traceg-{IMPORTER_VERSION}" if "traceg" in spec else code_digest(spec["benchmark"])
+
+
+def _traceg_files(wildcards):
+    """An imported workload's kernelslist.g and the kernel traces it names."""
+    spec = workload_spec(wildcards.wl)
+    return [spec["traceg"], *map(str, kernel_files(spec["traceg"]))] if "traceg" in spec else []
 
 
 rule trace:
+    input:
+        traceg=_traceg_files,
     output:
         tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in TRACE_TABLES],
         check=f"{RESULTS}/traces/{{wl}}/check.json",

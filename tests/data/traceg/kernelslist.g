@@ -1,0 +1,3 @@
+MemcpyHtoD,0x00007e0000001000,4096
+kernel-1.traceg
+kernel-1.traceg
