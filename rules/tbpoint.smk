@@ -132,6 +132,7 @@ rule tbpoint_validate:
         full=expand(f"{RESULTS}/sim/{{wl}}/{{{{hw}}}}/summary.json", wl=WORKLOADS),
         launches=expand(f"{RESULTS}/sim/{{wl}}/{{{{hw}}}}/launches.parquet", wl=WORKLOADS),
         sampled=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/sampled.json", wl=WORKLOADS),
+        sampled_table=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/sampled.parquet", wl=WORKLOADS),
         baselines=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/baselines.parquet", wl=WORKLOADS),
         full_host=expand(f"{RESULTS}/sim/{{wl}}/{{{{hw}}}}/host_time.json", wl=WORKLOADS),
         sampled_host=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/host_time.json", wl=WORKLOADS),

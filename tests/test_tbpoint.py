@@ -473,3 +473,20 @@ def test_host_time_speedup_is_full_over_sampled():
                          {"workload": "a", "full": {"simulation_s": 1.0, "job_s": 2.0},
                           "tbpoint": {"simulation_s": 1.0, "job_s": 2.0}}])
     assert t["workload"].tolist() == ["a", "b"] and t["speedup"].tolist() == [1.0, 4.0]
+
+
+def test_the_longest_running_kernel_is_scored_alone():
+    """Seed 3.5.1 evaluates the longest-running kernel of each benchmark:
+    kernel b (300 full cycles against a's 200) alone, from its launches'
+    predicted cycles."""
+    import pandas as pd
+
+    from pipeline_lib.tbpoint.run import longest_kernel
+    full = pd.DataFrame({"launch": [0, 1, 2], "kernel": ["a", "b", "b"], "cycles": [200, 100, 200],
+                         "warp_instrs": [1000, 600, 600]})
+    sampled = pd.DataFrame({"launch": [0, 1, 2], "predicted_cycles": [150.0, 100.0, 220.0],
+                            "total_warp_instrs": [1000, 600, 600], "simulated_warp_instrs": [1000, 600, 0]})
+    got = longest_kernel(full, sampled)
+    assert got["longest_kernel"] == "b"
+    assert got["longest_error"] == pytest.approx(abs(1200 / 320 - 1200 / 300) / (1200 / 300))
+    assert got["longest_sample_size"] == pytest.approx(0.5)
