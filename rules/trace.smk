@@ -63,3 +63,27 @@ rule trace:
         f"{RESULTS}/logs/trace/{{wl}}.log",
     script:
         "../scripts/trace_workload.py"
+
+
+rule export_traceg:
+    """A traced workload in Accel-Sim's trace format (docs/trace_format.md,
+    "Exporting to Accel-Sim"): results/traceg/{wl}/kernelslist.g and one
+    xz-compressed kernel-N.traceg.xz per launch; a target only, no other
+    stage reads it."""
+    input:
+        tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in TRACE_TABLES],
+        check=f"{RESULTS}/traces/{{wl}}/check.json",
+    output:
+        directory(f"{RESULTS}/traceg/{{wl}}"),
+    params:
+        **keyed(
+            compress=True,
+            code_version=f"traceg-{IMPORTER_VERSION}",
+        ),
+    resources:
+        **LIGHT_JOB,
+    threads: 1
+    log:
+        f"{RESULTS}/logs/export_traceg/{{wl}}.log",
+    script:
+        "../scripts/export_traceg.py"

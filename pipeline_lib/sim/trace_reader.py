@@ -92,10 +92,14 @@ class TraceDir:
             self._cache[launch] = lt
         return lt
 
+    def launch_tables(self, launch: int, columns: list[str]) -> list[pa.Table]:
+        """The ``warp_trace`` rows of one launch as read (one table per row
+        group, in order), with only ``columns``."""
+        return [self._pf.read_row_group(g, columns=columns) for g in self._groups.get(int(launch), [])]
+
     def _decode(self, launch: int) -> LaunchTrace:
         row = self._rows[int(launch)]
-        groups = self._groups.get(int(launch), [])
-        tables = [self._pf.read_row_group(g, columns=["warp", "pc", "mask", "space", "nreq", "lines"]) for g in groups]
+        tables = self.launch_tables(launch, ["warp", "pc", "mask", "space", "nreq", "lines"])
         cols = {"warp": [], "pc": [], "mask": [], "space": [], "nreq": [], "off": [], "lines": []}
         base = 0
         for t in tables:

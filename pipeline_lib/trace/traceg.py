@@ -289,7 +289,10 @@ def _reg(path, ins: Instr, tok: str) -> list[int]:
     file, idx = m.groups()
     if idx in ("Z", "T") or (file in _ZERO and int(idx) == _ZERO[file]):
         return []
-    return [_REG_BASE[file] + int(idx)]
+    n = int(idx)
+    if file == "R" and n > 255:        # past RZ (only large exported kernels): keep the ids contiguous
+        n -= 1
+    return [_REG_BASE[file] + n]
 
 
 #: warp_trace's space codes (docs/trace_format.md); 6: a generic access that touched several spaces
@@ -474,8 +477,9 @@ def _static(path, ins: Instr, known: _Static | None) -> _Static:
                                "is pipeline_lib/trace/sass.py; docs/trace_format.md)") from None
     width = width_from_opcode(ins.opcode, ins.width) if opclass in ("load", "store", "atomic") else 0
     dst = [r for t in ins.dsts for r in _reg(path, ins, t)]
-    if opclass == "load" and dst and width > 4 and dst[0] < 255:     # LDG.E.128 R4 writes R4..R7
-        dst = list(range(dst[0], min(dst[0] + width // 4, 255)))
+    if opclass == "load" and dst and width > 4 and dst[0] < _REG_BASE["P"]:   # LDG.E.128 R4 writes R4..R7
+        top = dst[0] + width // 4
+        dst = list(range(dst[0], min(top, 255) if dst[0] < 255 else top))
     src = sorted({r for t in ins.srcs for r in _reg(path, ins, t)})
     return _Static(ins.opcode, opclass, space, width, dst, src, text)
 
