@@ -7,9 +7,19 @@ numba cache load, so the JIT is warmed on a small input first), sums the
 emulator's own time over all launches (host-side driver and reference time
 excluded) and prints warp instructions per second (CPU time of one core).
 With --trace the per-warp trace is collected in memory too.
+
+Each rate is compared with the recorded baseline
+(``benchmarks/baselines/emulator_speed.json``: rates measured on the
+2-core development machine with the date and commit); a rate below 0.6 x
+its baseline -- more than this machine's run-to-run spread of up to 40% --
+is flagged as a likely regression.  ``--record`` writes the measured rates
+as the new baseline.
 """
 import argparse
+import json
+import subprocess
 import time
+from pathlib import Path
 
 from pipeline_lib.ptx import Device
 from pipeline_lib.trace import MemorySink
@@ -40,18 +50,42 @@ def measure(name: str, trace: bool) -> tuple[float, int, float]:
     return instrs / secs, instrs, secs
 
 
+BASELINE = Path(__file__).parent / "baselines" / "emulator_speed.json"
+REGRESSION = 0.6      # below this share of the baseline: beyond the machine's spread of up to 40%
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("workloads", nargs="*", default=["sssp", "mst", "spmv", "kmeans", "lbm", "cfd"])
     ap.add_argument("--trace", action="store_true", help="also collect the per-warp trace in memory")
+    ap.add_argument("--record", action="store_true", help=f"write the rates measured as the baseline ({BASELINE.name})")
     args = ap.parse_args()
+    key = "tracing" if args.trace else "plain"
+    base = json.loads(BASELINE.read_text()) if BASELINE.exists() else {}
     get("reduction", "small").execute(Device())  # load the compiled emulator
+    rates, slow = {}, []
     for name in args.workloads:
         t0 = time.perf_counter()
         rate, n, secs = measure(name, args.trace)
+        rates[name] = round(rate / 1e6, 2)
+        ref = base.get(key, {}).get(name)
+        vs = f"; baseline {ref:.1f} ({rate / 1e6 / ref:.2f}x)" if ref else ""
+        if ref and rate / 1e6 < REGRESSION * ref:
+            slow.append(name)
         print(f"{name:14s} paper: {n / 1e6:8.1f} M warp instructions in {secs:6.2f} s emulator time "
-              f"-> {rate / 1e6:5.1f} M warp instr/s{' (tracing)' if args.trace else ''} "
+              f"-> {rate / 1e6:5.1f} M warp instr/s{' (tracing)' if args.trace else ''}{vs} "
               f"[{time.perf_counter() - t0:.0f} s with inputs and reference]", flush=True)
+    if slow:
+        print(f"LIKELY REGRESSION: {', '.join(slow)} below {REGRESSION} x the baseline of "
+              f"{base.get('date', '?')} ({base.get('commit', '?')}); check that nothing else loads the CPU, "
+              "then bisect with this benchmark")
+    if args.record:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        base[key] = {**base.get(key, {}), **rates}
+        base.update(date=time.strftime("%Y-%m-%d"), commit=commit)
+        BASELINE.parent.mkdir(exist_ok=True)
+        BASELINE.write_text(json.dumps(base, indent=1, sort_keys=True) + "\n")
+        print(f"baseline written: {BASELINE}")
 
 
 if __name__ == "__main__":
