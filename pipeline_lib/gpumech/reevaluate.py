@@ -12,10 +12,11 @@ then runs only what depends on the configuration: the per-PC latencies,
 the interval algorithm on each representative warp, and the contention
 model (MT_CONTENTION) for one scheduler.  Nothing walks the launches' other
 warps, so its cost grows with the launches and the representative warps'
-length, not with the trace.
+length, not with the trace.  Example::
 
-    >>> ev = Reevaluation(TraceDir("results/traces/lbm"), base["launches"], base["collected"])
-    >>> ev.predict(load_hardware("gpumech-baseline-mshr16"))      # launch, policy, cpi
+    base = GPUMech(hw).run(trace)
+    ev = Reevaluation(trace, base["launches"], base["collected"])
+    ev.predict(load_hardware("gpumech-baseline-mshr16"))      # launch, policy, cpi
 """
 from __future__ import annotations
 

@@ -123,7 +123,6 @@ class KernelTrace:
     grid: tuple
     block: tuple
     blocks: dict = field(default_factory=dict)     # linear block id -> {warp in block: [Instr]}
-    lines: dict = field(default_factory=dict)      # (block, warp) -> first line number, for errors
 
 
 def _dim(path, n, value) -> tuple:
@@ -260,7 +259,6 @@ def read_kernel(path) -> KernelTrace:
                 if warp >= -(-int(np.prod(kt.block)) // 32) or warp in kt.blocks[block]:
                     raise TraceFormatError(f"{path}:{n}: warp {warp} out of range or repeated in its block")
                 kt.blocks[block][warp] = []
-                kt.lines[(block, warp)] = n
             elif key in ("insts", "inst"):
                 if warp is None:
                     raise TraceFormatError(f"{path}:{n}: 'insts' before 'warp'")
