@@ -50,6 +50,7 @@ rule trace:
         **keyed(
             spec=_trace_spec,
             warp_trace=CONFIG["trace"]["warp_trace"],
+            lane_addresses=CONFIG["trace"]["lane_addresses"],
             instr_limit=CONFIG["trace"]["instr_limit"],
             chunk_records=CONFIG["trace"]["chunk_records"],
             code_version=EMULATOR_VERSION,

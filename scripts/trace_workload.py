@@ -14,4 +14,4 @@ with job_log(sm):
         import_traceg(sm.wildcards.wl, p.spec["traceg"], out_dir)
     else:
         trace_workload(sm.wildcards.wl, p.spec, out_dir, warp_trace=p.warp_trace,
-                       instr_limit=p.instr_limit, chunk_records=p.chunk_records)
+                       instr_limit=p.instr_limit, chunk_records=p.chunk_records, lane_addresses=p.lane_addresses)

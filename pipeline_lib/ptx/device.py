@@ -67,6 +67,8 @@ class TraceChunk:
     nreq: np.ndarray      # int16 requests (lines / shared ways / const addresses)
     line_offsets: np.ndarray  # int64 [n+1] into lines
     lines: np.ndarray     # int64 128-byte line addresses of global/local requests
+    addr_offsets: np.ndarray | None = None  # int64 [n+1] into addrs (Device(lane_addresses=True))
+    addrs: np.ndarray | None = None         # int64 the executing lanes' addresses of each memory instruction
 
 
 @dataclass
@@ -115,7 +117,7 @@ class Device:
     """
 
     def __init__(self, heap_bytes: int = 1 << 20, instr_limit: int = DEFAULT_INSTR_LIMIT,
-                 sink=None, chunk_records: int = 4_000_000, progress: bool = False):
+                 sink=None, chunk_records: int = 4_000_000, progress: bool = False, lane_addresses: bool = False):
         self.mem = np.zeros(heap_bytes, np.uint8)
         self.shadow = np.zeros(heap_bytes, np.uint8)
         self.top = GUARD
@@ -123,6 +125,7 @@ class Device:
         self.sink = sink
         self.chunk_records = int(chunk_records)
         self.progress = progress
+        self.lane_addresses = bool(lane_addresses)   # record each memory instruction's lane addresses too
         self.launches = 0
         self.allocations: dict[int, int] = {}
 
@@ -257,6 +260,8 @@ class Device:
         wstats = np.zeros((n_blocks * nw, N_WARP_STATS), np.int64)
         err = np.zeros(8, np.int64)
         tracing = self.sink is not None
+        lanes = tracing and self.lane_addresses
+        code = _without_memory_fast_paths(dk.code) if lanes else dk.code
         if tracing:
             self.sink.begin_launch(info)
         t0 = time.perf_counter()
@@ -267,16 +272,17 @@ class Device:
         last_print = t0
         while b < n_blocks:
             # the block range is bounded so per-call stat arrays stay views
-            (nb, done, n_rec, tw, tpc, tmask, tspace, tnreq, n_lines, lines) = run_blocks(
-                dk.code, dk.n_regs, grid_a, block_a, b, n_blocks,
+            (nb, done, n_rec, tw, tpc, tmask, tspace, tnreq, n_lines, lines, n_addr, laddr) = run_blocks(
+                code, dk.n_regs, grid_a, block_a, b, n_blocks,
                 self.mem, self.shadow, isa.GLOBAL_BASE, mod.const, params, smem, dk.local_bytes,
                 tracing, self.chunk_records, self.instr_limit, done,
-                bstats[b:], wstats[b * nw:], err, int(dynamic_shared))
+                bstats[b:], wstats[b * nw:], err, int(dynamic_shared), lanes)
             if err[0] != isa.E_OK:
                 raise self._error(info, err)
             if tracing and n_rec:
                 self.sink.add_chunk(info, _make_chunk(tw[:n_rec], tpc[:n_rec], tmask[:n_rec],
-                                                      tspace[:n_rec], tnreq[:n_rec], lines[:n_lines]))
+                                                      tspace[:n_rec], tnreq[:n_rec], lines[:n_lines],
+                                                      laddr[:n_addr] if lanes else None))
             b = nb
             if self.progress and time.perf_counter() - last_print > 5:
                 last_print = time.perf_counter()
@@ -309,24 +315,43 @@ class Device:
         return EmulationError(f"{msg} in {where}")
 
 
-def _make_chunk(warp, pc, mask, space, nreq, lines) -> TraceChunk:
+def _without_memory_fast_paths(code: np.ndarray) -> np.ndarray:
+    """The code table with the global/shared load and store fast paths off:
+    the general path computes every lane's address, which the lane-address
+    trace records (same results, same requests)."""
+    out = code.copy()
+    fast = out[:, isa.F_FAST]
+    off = np.isin(fast, (isa.FK_LD_GLOBAL, isa.FK_ST_GLOBAL, isa.FK_LD_SHARED, isa.FK_ST_SHARED))
+    out[off, isa.F_FAST] = isa.FK_NONE
+    return out
+
+
+def _reorder(counts: np.ndarray, values: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-record runs of ``values`` (``counts`` each, in record order) put in
+    the record order ``order``: (new offsets, new values)."""
+    off = np.zeros(len(counts) + 1, np.int64)
+    np.cumsum(counts, out=off[1:])
+    c_s = counts[order]
+    new_off = np.zeros(len(counts) + 1, np.int64)
+    np.cumsum(c_s, out=new_off[1:])
+    total = int(new_off[-1])
+    if not total:
+        return new_off, np.zeros(0, np.int64)
+    starts = np.repeat(off[:-1][order] - new_off[:-1], c_s)
+    return new_off, values[starts + np.arange(total)]
+
+
+def _make_chunk(warp, pc, mask, space, nreq, lines, addrs=None) -> TraceChunk:
     """Order the records of a chunk by warp (stable, so time order is kept)."""
     has_lines = (space == isa.SP_GLOBAL) | (space == isa.SP_LOCAL) | (space == isa.SP_GENERIC)
-    nl = np.where(has_lines, nreq, 0).astype(np.int64)
-    off = np.zeros(len(nl) + 1, np.int64)
-    np.cumsum(nl, out=off[1:])
     order = np.argsort(warp, kind="stable")
-    nl_s = nl[order]
-    new_off = np.zeros(len(nl) + 1, np.int64)
-    np.cumsum(nl_s, out=new_off[1:])
-    total = int(new_off[-1])
-    if total:
-        starts = np.repeat(off[:-1][order] - new_off[:-1], nl_s)
-        new_lines = lines[starts + np.arange(total)]
-    else:
-        new_lines = np.zeros(0, np.int64)
+    new_off, new_lines = _reorder(np.where(has_lines, nreq, 0).astype(np.int64), lines, order)
+    a_off = a_new = None
+    if addrs is not None:      # one address per executing lane of every memory record
+        lanes = np.bitwise_count(mask.astype(np.uint32)).astype(np.int64)
+        a_off, a_new = _reorder(np.where(space != 0, lanes, 0), addrs, order)
     return TraceChunk(warp[order].copy(), pc[order].copy(), mask[order].copy(), space[order].copy(),
-                      nreq[order].copy(), new_off, new_lines)
+                      nreq[order].copy(), new_off, new_lines, a_off, a_new)
 
 
 def _read_ptxas_info(ptx_path: Path) -> dict:

@@ -766,15 +766,18 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
             R, Rf32, Rf64, va, vb, vc, vd, vr, vr2, vaf, vbf, vcf, vdf, vrf, vad, vbd, vcd, vrd,
             addr, lspace, scratch, lines_tmp, bank_cnt, bank_words, tid_x, tid_y, tid_z,
             spc, srpc, smask, depth, status, tr_warp, tr_pc, tr_mask, tr_space, tr_nreq, lines,
-            trace_on, rec_limit, instr_limit, blk_stats, warp_stats, err, dyn_smem, state):
+            trace_on, rec_limit, instr_limit, blk_stats, warp_stats, err, dyn_smem, state, lane_on, laddr):
     """The interpreter proper. Compiled without the runtime's reference
     counting (every array is allocated by :func:`run_blocks`), which would
     otherwise cost an atomic increment/decrement per helper call and lane.
 
     Resumable: ``state`` = [next block, resume warp, block started, n_rec,
-    n_lines, instr_done].  Returns 0 when blocks up to blk_end (or a full
-    trace chunk) are done, 1 when the trace buffers must grow before the
-    next instruction, 2 on error (``err`` filled).
+    n_lines, instr_done, n_addr].  Returns 0 when blocks up to blk_end (or a
+    full trace chunk) are done, 1 when the trace buffers must grow before the
+    next instruction, 2 on error (``err`` filled).  With ``lane_on`` each
+    recorded memory instruction also appends its executing lanes' addresses
+    to ``laddr`` (the code table then has no memory fast paths, so every
+    access goes through the general path that computes them).
     """
     nthreads = bx * by * bz
     nw = (nthreads + 31) // 32
@@ -782,9 +785,11 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
     glen = len(gmem)
     cap = len(tr_pc)
     lcap = len(lines)
+    acap = len(laddr)
     n_rec = state[3]
     n_lines = state[4]
     instr_done = state[5]
+    n_addr = state[6]
     b = state[0]
     while b < blk_end:
         cx = b % gx
@@ -832,12 +837,13 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                     if pc == srpc[w, top] or amask == 0:
                         depth[w] = d - 1
                         continue
-                    if trace_on and (n_rec >= cap or n_lines + 32 > lcap):
+                    if trace_on and (n_rec >= cap or n_lines + 32 > lcap or (lane_on and n_addr + 32 > acap)):
                         state[0] = b
                         state[1] = w
                         state[3] = n_rec
                         state[4] = n_lines
                         state[5] = instr_done
+                        state[6] = n_addr
                         return 1
                     op = code[pc, F_OP]
                     mask = amask
@@ -905,6 +911,10 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                             if mask != 0:
                                 rec_space = code[pc, F_SPACE]
                                 nreq = 1
+                                if lane_on:
+                                    for l in range(32):
+                                        addr[l] = a
+                                        lspace[l] = rec_space
                         elif fk == 22:  # cvta between generic and a state space
                             sp = code[pc, F_SPACE]
                             delta = np.int64(0)
@@ -1482,6 +1492,17 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                             for k2 in range(nreq):
                                 lines[n_lines + k2] = lines_tmp[k2]
                             n_lines += nreq
+                        if lane_on and rec_space != 0:
+                            for l in range(32):
+                                if (count_mask >> l) & 1:
+                                    sp = lspace[l]
+                                    a = addr[l]
+                                    if sp == SP_SHARED:
+                                        a += SHARED_WINDOW
+                                    elif sp == SP_LOCAL:   # as the lines: interleaved per warp
+                                        a = LOCAL_WINDOW + ((wid * lwords + (a >> 2)) * 32 + l) * 4 + (a & 3)
+                                    laddr[n_addr] = a
+                                    n_addr += 1
                         n_rec += 1
                     # ---- advance
                     if next_pc != -3:
@@ -1501,6 +1522,7 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
     state[3] = n_rec
     state[4] = n_lines
     state[5] = instr_done
+    state[6] = n_addr
     return 0
 
 
@@ -1508,11 +1530,13 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
 def run_blocks(code, n_regs, grid, block, blk_begin, blk_end,
                gmem, gshadow, gbase, cmem, pmem, smem_size, local_size,
                trace_on, rec_limit, instr_limit, instr_done,
-               blk_stats, warp_stats, err, dyn_smem):
+               blk_stats, warp_stats, err, dyn_smem, lane_on=False):
     """Run blocks [blk_begin, blk_end) of one launch.
 
     Returns (next_block, instr_done, n_rec, tr_warp, tr_pc, tr_mask, tr_space,
-    tr_nreq, n_lines, lines).  Stops early (after a whole block) when the
+    tr_nreq, n_lines, lines, n_addr, laddr); ``laddr[:n_addr]`` holds the
+    executing lanes' addresses of each recorded memory instruction, in
+    record order, with ``lane_on`` (see :func:`_interp`).  Stops early (after a whole block) when the
     trace holds rec_limit records.  On error fills err = [code, block, warp,
     lane, pc, addr, size] and returns.
     """
@@ -1582,6 +1606,7 @@ def run_blocks(code, n_regs, grid, block, blk_begin, blk_end,
     tr_space = np.zeros(cap, np.int8)
     tr_nreq = np.zeros(cap, np.int16)
     lines = np.zeros(cap, np.int64)
+    laddr = np.zeros(cap if lane_on else 1, np.int64)
     n_rec = 0
     n_lines = 0
     state = np.zeros(8, np.int64)
@@ -1594,7 +1619,7 @@ def run_blocks(code, n_regs, grid, block, blk_begin, blk_end,
                      R, Rf32, Rf64, va, vb, vc, vd, vr, vr2, vaf, vbf, vcf, vdf, vrf, vad, vbd, vcd, vrd,
                      addr, lspace, scratch, lines_tmp, bank_cnt, bank_words, tid_x, tid_y, tid_z,
                      spc, srpc, smask, depth, status, tr_warp, tr_pc, tr_mask, tr_space, tr_nreq, lines,
-                     trace_on, rec_limit, instr_limit, blk_stats, warp_stats, err, dyn_smem, state)
+                     trace_on, rec_limit, instr_limit, blk_stats, warp_stats, err, dyn_smem, state, lane_on, laddr)
         if rc != 1:
             break
         n = state[3]
@@ -1617,4 +1642,7 @@ def run_blocks(code, n_regs, grid, block, blk_begin, blk_end,
             tr_nreq = t5
         if state[4] + 32 > len(lines):
             lines = _grow_i64(lines, state[4] + 32)
-    return (state[0], state[5], state[3], tr_warp, tr_pc, tr_mask, tr_space, tr_nreq, state[4], lines)
+        if lane_on and state[6] + 32 > len(laddr):
+            laddr = _grow_i64(laddr, state[6] + 32)
+    return (state[0], state[5], state[3], tr_warp, tr_pc, tr_mask, tr_space, tr_nreq, state[4], lines, state[6],
+            laddr)

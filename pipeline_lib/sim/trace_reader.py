@@ -52,6 +52,7 @@ class TraceDir:
         self.instructions = pd.read_parquet(self.path / "instructions.parquet")
         self._pf = pq.ParquetFile(self.path / "warp_trace.parquet")
         self.metadata = {k.decode(): v.decode() for k, v in (self._pf.schema_arrow.metadata or {}).items()}
+        self.warp_trace_columns = tuple(self._pf.schema_arrow.names)
         self._groups: dict[int, list[int]] = {}
         md = self._pf.metadata
         for g in range(md.num_row_groups):

@@ -75,12 +75,17 @@ WARP_TRACE = [
     ("lines", pa.list_(pa.int64()), "coalesced 128-byte line addresses, ascending (global and local accesses)"),
 ]
 
+#: the optional column of ``warp_trace`` (``trace.lane_addresses``): off, the table keeps its size
+LANE_ADDRS = ("lane_addrs", pa.list_(pa.int64()),
+              "memory instructions: each executing lane's address, lanes ascending (global as is; shared and "
+              "local in their windows, local interleaved per warp as the lines; const/param: offset in the bank)")
+
 TABLES = {"launches": LAUNCHES, "blocks": BLOCKS, "warps": WARPS,
           "instructions": INSTRUCTIONS, "warp_trace": WARP_TRACE}
 
 
-def arrow_schema(name: str, extra_metadata: dict | None = None) -> pa.Schema:
-    cols = TABLES[name]
+def arrow_schema(name: str, extra_metadata: dict | None = None, lane_addresses: bool = False) -> pa.Schema:
+    cols = TABLES[name] + ([LANE_ADDRS] if lane_addresses and name == "warp_trace" else [])
     fields = [pa.field(n, t, metadata={"description": d} if d else None) for n, t, d in cols]
     meta = {"table": name, "schema_version": SCHEMA_VERSION, "stage": "trace"}
     meta.update(extra_metadata or {})

@@ -101,9 +101,13 @@ def chunk_table(launch: int, chunk: TraceChunk, metadata: dict | None = None) ->
     n = len(chunk.pc)
     # int32 offsets suffice: a chunk holds at most chunk_records x 32 lines
     lines = pa.ListArray.from_arrays(pa.array(chunk.line_offsets, pa.int32()), pa.array(chunk.lines, pa.int64()))
-    sch = schema.arrow_schema("warp_trace", metadata)
+    lanes = chunk.addrs is not None
+    sch = schema.arrow_schema("warp_trace", metadata, lane_addresses=lanes)
     arrays = [pa.array(np.full(n, launch, np.int32)), pa.array(chunk.warp), pa.array(chunk.pc),
               pa.array(chunk.mask), pa.array(chunk.space), pa.array(chunk.nreq), lines]
+    if lanes:
+        arrays.append(pa.ListArray.from_arrays(pa.array(chunk.addr_offsets, pa.int32()),
+                                               pa.array(chunk.addrs, pa.int64())))
     return pa.Table.from_arrays(arrays, schema=sch)
 
 
@@ -131,7 +135,8 @@ class ParquetTraceSink:
 
     FILES = ("launches", "blocks", "warps", "instructions", "warp_trace")
 
-    def __init__(self, out_dir, metadata: dict | None = None, warp_trace: bool = True):
+    def __init__(self, out_dir, metadata: dict | None = None, warp_trace: bool = True,
+                 lane_addresses: bool = False):
         self.dir = Path(out_dir)
         self.meta = dict(metadata or {})
         self.launch_rows: list[dict] = []
@@ -139,8 +144,10 @@ class ParquetTraceSink:
         self.warp_cols: list[dict] = []
         self.kernels: dict = {}
         self.trace_on = warp_trace
+        self.lane_addresses = lane_addresses
         self.writer = AtomicParquetWriter(self.dir / "warp_trace.parquet",
-                                          schema.arrow_schema("warp_trace", self.meta)) if warp_trace else None
+                                          schema.arrow_schema("warp_trace", self.meta, lane_addresses)
+                                          ) if warp_trace else None
 
     def begin_launch(self, info):
         pass
@@ -174,7 +181,8 @@ class ParquetTraceSink:
         if self.writer is not None:
             self.writer.close()
         else:  # keep the declared output: an empty table with the schema
-            write_table(pa.Table.from_pylist([], schema=schema.arrow_schema("warp_trace", self.meta)),
+            write_table(pa.Table.from_pylist([], schema=schema.arrow_schema("warp_trace", self.meta,
+                                                                            self.lane_addresses)),
                         self.dir / "warp_trace.parquet")
 
     def abort(self):

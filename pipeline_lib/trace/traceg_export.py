@@ -18,12 +18,14 @@ What is written and what is lost:
   the same dependences; the format carries at most one destination and
   four sources, and the rest are dropped (counted in the summary: in the
   default suite only the predicate output of ``shfl.sync``);
-* addresses: our traces keep each access's 128-byte lines (and for shared
-  memory its bank-conflict degree), not the lanes' own addresses, so each
-  active lane gets an address inside one of the access's lines, spread
-  over them in turn; for shared memory, addresses that give the recorded
-  conflict degree; for constant memory, the recorded number of distinct
-  addresses.  Reading them back gives the same lines and counts.
+* addresses: the lanes' own addresses where the trace holds them
+  (``trace.lane_addresses``: the optional ``lane_addrs`` column); else,
+  since our traces keep each access's 128-byte lines (and for shared
+  memory its bank-conflict degree), synthetic ones: each active lane gets
+  an address inside one of the access's lines, spread over them in turn;
+  for shared memory, addresses that give the recorded conflict degree; for
+  constant memory, the recorded number of distinct addresses.  Reading
+  either back gives the same lines and counts.
 """
 from __future__ import annotations
 
@@ -147,8 +149,10 @@ def export_traceg(trace_dir, out_dir, *, compress: bool = True) -> dict:
 
 def _kernel_text(tr: TraceDir, launch: dict, static: list) -> str:
     lt = tr.launch_trace(int(launch["launch"]))
-    tables = tr.launch_tables(int(launch["launch"]), ["mask"])
+    real = "lane_addrs" in tr.warp_trace_columns
+    tables = tr.launch_tables(int(launch["launch"]), ["mask"] + (["lane_addrs"] if real else []))
     masks = np.concatenate([t.column("mask").to_numpy() for t in tables]) if tables else np.zeros(0, np.uint32)
+    lane = [x for t in tables for x in t.column("lane_addrs").to_pylist()] if real else None
     wpb, gx, gy = int(launch["warps_per_block"]), int(launch["grid_x"]), int(launch["grid_y"])
     head = [f"-kernel name = {launch['kernel']}", f"-kernel id = {int(launch['launch']) + 1}",
             f"-grid dim = ({launch['grid_x']},{launch['grid_y']},{launch['grid_z']})",
@@ -173,8 +177,8 @@ def _kernel_text(tr: TraceDir, launch: dict, static: list) -> str:
                 mask = int(masks[r])
                 mem = "0"
                 if width > 0:
-                    addrs = lane_addresses(mask, int(lt.space[r]), int(lt.nreq[r]),
-                                           lt.lines[lt.line_off[r]:lt.line_off[r + 1]])
+                    addrs = lane[r] if real else lane_addresses(mask, int(lt.space[r]), int(lt.nreq[r]),
+                                                                lt.lines[lt.line_off[r]:lt.line_off[r + 1]])
                     mem = f"{width} {_addr_text(addrs)}" if addrs else "0"
                 lines.append(f"{16 * pc:04x} {mask:08x} {regs} {mem}")
             lines.append("")
