@@ -125,8 +125,8 @@ def test_dag_has_one_trace_job_per_workload(tmp_path):
     # the trace stage receives no hardware parameters
     for key, p in params.items():
         if isinstance(key, str):
-            assert set(p) == {"spec", "warp_trace", "instr_limit", "chunk_records", "code_version", "workload_code",
-                              "keyed"}
+            assert set(p) == {"spec", "warp_trace", "lane_addresses", "instr_limit", "chunk_records", "code_version",
+                              "workload_code", "keyed"}
             assert "hardware" not in str(p) and "l1" not in str(p)
     # each simulation rule gets only the hardware fields it reads
     sim = params[("simulate", "hist", "gpumech-baseline")]["hw"]
