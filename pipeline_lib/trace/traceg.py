@@ -48,17 +48,17 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
-import pyarrow as pa
 
 from .. import __version__
 from ..ptx import isa
-from ..stats import cov
+from ..ptx.device import TraceChunk
 from . import schema
 from .parquet_io import AtomicParquetWriter, write_json, write_table
 from .sass import UnknownOpcode, classify, width_from_opcode
-from .sink import _table
+from .sink import _block_columns, _launch_row, _table, _warp_columns, chunk_table
 
 IMPORTER_VERSION = "1"
 WINDOW = 1 << 32          # bytes of the shared and local windows above their header base addresses
@@ -355,7 +355,7 @@ def import_traceg(wl: str, kernelslist, out_dir, *, progress: bool = True) -> di
     try:
         for lid, f in enumerate(files):
             kt = read_kernel(f)
-            rows = _launch(lid, kt, statics.setdefault(kt.name, {}), leaders.setdefault(kt.name, {0}))
+            rows = _launch(lid, kt, statics.setdefault(kt.name, {}), leaders.setdefault(kt.name, {0}), meta)
             writer.write(rows.pop("trace"))
             L.append(rows["launch"])
             B.append(rows["blocks"])
@@ -382,7 +382,7 @@ def import_traceg(wl: str, kernelslist, out_dir, *, progress: bool = True) -> di
     return summary
 
 
-def _launch(lid: int, kt: KernelTrace, static: dict, leaders: set) -> dict:
+def _launch(lid: int, kt: KernelTrace, static: dict, leaders: set, meta: dict) -> dict:
     """One launch's rows of every table; fills the kernel's static table."""
     path, h = kt.path, kt.header
     size = 16 if int(h.get("binary version", "70") or 70) >= 70 else 8
@@ -430,35 +430,18 @@ def _launch(lid: int, kt: KernelTrace, static: dict, leaders: set) -> dict:
                 shared = code == isa.SP_SHARED
                 bstat[b, :6] += (lanes, 1, glob, loc, shared, nreq if shared else 0)
                 wstat[gw] += (1, lanes, glob + loc)
-    n = len(t_pc)
-    offs = np.zeros(n + 1, np.int64)
+    offs = np.zeros(len(t_pc) + 1, np.int64)
     offs[1:] = np.cumsum([len(x) for x in t_lines])
-    trace = pa.Table.from_arrays(
-        [pa.array(np.full(n, lid, np.int32)), pa.array(np.asarray(t_warp, np.int32)),
-         pa.array(np.asarray(t_pc, np.int32)), pa.array(np.asarray(t_mask, np.uint32)),
-         pa.array(np.asarray(t_space, np.int8)), pa.array(np.asarray(t_nreq, np.int16)),
-         pa.ListArray.from_arrays(pa.array(offs), pa.array([a for x in t_lines for a in x], pa.int64()))],
-        schema=schema.arrow_schema("warp_trace"))
-    ids = np.arange(n_blocks, dtype=np.int32)
-    gx, gy, _ = kt.grid
-    launch = {"launch": lid, "kernel": kt.name, "grid_x": kt.grid[0], "grid_y": kt.grid[1], "grid_z": kt.grid[2],
-              "block_x": kt.block[0], "block_y": kt.block[1], "block_z": kt.block[2], "n_blocks": n_blocks,
-              "threads_per_block": tpb, "warps_per_block": wpb,
-              "regs_per_thread": int(h.get("nregs", "0") or 0), "shared_bytes": int(h.get("shmem", "0") or 0),
-              "local_bytes": 0, "thread_instrs": int(bstat[:, 0].sum()), "warp_instrs": int(bstat[:, 1].sum()),
-              "mem_requests": int(bstat[:, 2].sum() + bstat[:, 3].sum()), "global_requests": int(bstat[:, 2].sum()),
-              "local_requests": int(bstat[:, 3].sum()), "shared_instrs": int(bstat[:, 4].sum()),
-              "tb_size_cov": cov(bstat[:, 0])}
-    blocks = {"launch": np.full(n_blocks, lid, np.int32), "block": ids, "block_x": (ids % gx).astype(np.int32),
-              "block_y": ((ids // gx) % gy).astype(np.int32), "block_z": (ids // (gx * gy)).astype(np.int32),
-              "threads": bstat[:, 6].astype(np.int32), "thread_instrs": bstat[:, 0], "warp_instrs": bstat[:, 1],
-              "global_requests": bstat[:, 2], "local_requests": bstat[:, 3], "mem_requests": bstat[:, 2] + bstat[:, 3],
-              "shared_instrs": bstat[:, 4], "shared_ways": bstat[:, 5]}
-    wids = np.arange(n_blocks * wpb, dtype=np.int32)
-    warps = {"launch": np.full(len(wids), lid, np.int32), "block": (wids // wpb).astype(np.int32),
-             "warp_in_block": (wids % wpb).astype(np.int16), "warp": wids, "warp_instrs": wstat[:, 0],
-             "thread_instrs": wstat[:, 1], "mem_requests": wstat[:, 2]}
-    return {"launch": launch, "blocks": blocks, "warps": warps, "trace": trace}
+    chunk = TraceChunk(np.asarray(t_warp, np.int32), np.asarray(t_pc, np.int32), np.asarray(t_mask, np.uint32),
+                       np.asarray(t_space, np.int8), np.asarray(t_nreq, np.int16), offs,
+                       np.asarray([a for x in t_lines for a in x], np.int64))
+    # the emulator sink's rows, from a launch record of the same shape as the emulator's
+    info = SimpleNamespace(launch_index=lid, kernel=kt.name, grid=kt.grid, block=kt.block, n_blocks=n_blocks,
+                           warps_per_block=wpb, regs_per_thread=int(h.get("nregs", "0") or 0),
+                           shared_bytes=int(h.get("shmem", "0") or 0), local_bytes=0, block_stats=bstat,
+                           warp_stats=wstat)
+    return {"launch": _launch_row(info), "blocks": _block_columns(info), "warps": _warp_columns(info),
+            "trace": chunk_table(lid, chunk, meta)}
 
 
 def _static(path, ins: Instr, known: _Static | None) -> _Static:
