@@ -3,7 +3,7 @@ against detailed simulation of that configuration (docs/gpumech.md,
 "Re-evaluation").
 
     .venv/bin/python benchmarks/gpumech_reevaluation.py [--hw gpumech-baseline]
-        [--variants mshr16,mshr64,mc1000,mc4000,w16] [--workloads lbm,cfd,...]
+        [--variants mshr16,mshr64,mc1000,mc4000,w8,w16,w48] [--workloads lbm,cfd,...]
 
 For each workload (default: the medium suite of config/study.yaml, whose
 traces must exist under results/traces/) the base configuration is
@@ -13,17 +13,21 @@ variant:
 - *re-evaluation*: when the variant differs from the base only in timing
   fields (``analysis.collection_key``), :class:`Reevaluation.predict` on the
   base's representative warps and collector counts (MT_CONTENTION under the
-  variant's scheduler); otherwise the scheduler-ordered collector must run
-  again: ``predict(variant, collected=collect(variant))``, timed whole;
+  variant's scheduler).  Otherwise the scheduler-ordered collector must run
+  again, timed whole with the prediction, two ways: in full
+  (``collect(variant)``) and on TBPoint's representative launches
+  (``collect(variant, sampling=Sampling())``, :mod:`pipeline_lib.gpumech.sampled`);
 - *simulation*: the detailed simulator on the variant, with the trace's
   decoded launches cached (as a sweep job runs it), so neither side pays for
   reading the trace.
 
 The one-time setup of the re-evaluation (reading the representative warps
 from the trace) is printed apart; it is paid once per trace, not per
-configuration.  Prints per workload and over the suite; the figure is the
-suite's simulation seconds over its re-evaluation seconds, per kind of
-variant.
+configuration.  Prints per workload and over the suite: the suite's
+simulation seconds over its re-evaluation seconds per kind of variant; how
+far the sampled collection moves the prediction from the full one (per
+launch, and in the workload's cycles); and, per collect-again variant, both
+predictions' CPI error against the simulation just run.
 """
 import argparse
 import time
@@ -33,6 +37,7 @@ import yaml
 
 from pipeline_lib.gpumech.analysis import GPUMech, collection_key, warm_up
 from pipeline_lib.gpumech.reevaluate import Reevaluation
+from pipeline_lib.gpumech.sampled import Sampling
 from pipeline_lib.sim.hardware import load_hardware, variant_name
 from pipeline_lib.sim.simulator import Simulator
 from pipeline_lib.sim.trace_reader import TraceDir
@@ -58,10 +63,24 @@ def timed(f):
     return out, time.perf_counter() - t0
 
 
+def cpi_error(pred, sim) -> tuple[float, float]:
+    """Mean relative CPI error of a prediction (launch, cpi) against a
+    simulation's launches, over all launches and over those of at least
+    ``MIN_WAVES`` waves (the validated ones, 4.6.1)."""
+    s = sim.set_index("launch")
+    cpi = s["cycles"] / s["warp_instrs"]
+    err = (pred.set_index("launch")["cpi"] / s.attrs["cores"] - cpi).abs() / cpi
+    ok = s["blocks"] >= MIN_WAVES * s["system_occupancy"]
+    return float(err.mean()), float(err[ok].mean()) if ok.any() else float("nan")
+
+
+MIN_WAVES = 3
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hw", default="gpumech-baseline")
-    ap.add_argument("--variants", default="mshr16,mshr64,mc1000,mc4000,w16")
+    ap.add_argument("--variants", default="mshr16,mshr64,mc1000,mc4000,w8,w16,w48")
     ap.add_argument("--workloads", default=None, help="comma-separated (default: the medium suite)")
     a = ap.parse_args()
     hw = load_hardware(a.hw)
@@ -69,38 +88,71 @@ def main():
     reuse = {v: collection_key(h) == collection_key(hw) for v, h in variants.items()}
     workloads = a.workloads.split(",") if a.workloads else suite()
     warm_up(hw)
-    totals = {k: [0.0, 0.0] for k in ("reuse", "collect")}       # [re-evaluation s, simulation s]
-    kinds = ", ".join(f"{v} ({'timing only' if r else 'collect again'})" for v, r in reuse.items())
-    print(f"base {a.hw}; variants {kinds}")
+    kinds = ("reuse", "collect", "sampled")
+    totals = {k: [0.0, 0.0] for k in kinds}       # [re-evaluation s, simulation s]
+    dev, err = [], {k: [] for k in ("collect", "sampled")}
+    print(f"base {a.hw}; variants " + ", ".join(f"{v} ({'timing only' if r else 'collect again'})"
+                                                for v, r in reuse.items()))
     print(f"{'workload':14s} {'launches':>8s} {'setup s':>8s} {'reeval s':>9s} {'sim s':>8s} {'speedup':>8s}"
-          f" {'collect s':>9s} {'sim s':>8s} {'speedup':>8s}")
+          f" {'collect s':>9s} {'sampled s':>9s} {'sim s':>8s} {'speedup':>8s} {'sampled':>8s} {'max dev':>8s}")
     for wl in workloads:
         path = ROOT / "results" / "traces" / wl
         trace = TraceDir(path, cache_limit_bytes=1 << 32)
         base = GPUMech(hw).run(trace)
         ev, setup = timed(lambda: Reevaluation(trace, base["launches"], base["collected"]))
         Simulator(hw, trace).run()                      # fills the trace cache; loads the compiled engine
-        row = {k: [0.0, 0.0] for k in totals}
+        row = {k: [0.0, 0.0] for k in kinds}
+        worst = 0.0
         for v, h in variants.items():
+            sim, s = timed(lambda: Simulator(h, trace).run().launches)
+            sim.attrs["cores"] = h["cores"]
             if reuse[v]:
                 ev.predict(h)                           # the first call of a configuration compiles nothing new
                 _, t = timed(lambda: ev.predict(h))
-            else:
-                _, t = timed(lambda: ev.predict(h, collected=ev.collect(h)))
-            _, s = timed(lambda: Simulator(h, trace).run())
-            k = "reuse" if reuse[v] else "collect"
-            row[k][0] += t
-            row[k][1] += s
-        for k in totals:
+                row["reuse"][0] += t
+                row["reuse"][1] += s
+                continue
+            full, t = timed(lambda: ev.predict(h, collected=ev.collect(h)))
+            smp, ts = timed(lambda: ev.predict(h, collected=ev.collect(h, sampling=Sampling())))
+            for k, x, p in (("collect", t, full), ("sampled", ts, smp)):
+                row[k][0] += x
+                row[k][1] += s
+                err[k].append((wl, v, *cpi_error(p, sim)))
+            d = ((smp["cpi"] - full["cpi"]).abs() / full["cpi"]).to_numpy()
+            n = sim.set_index("launch")["warp_instrs"].reindex(full["launch"]).to_numpy(float)
+            total = abs(float((smp["cpi"].to_numpy() * n).sum() / (full["cpi"].to_numpy() * n).sum()) - 1)
+            dev.append((wl, v, float(d.mean()), float(d.max()), total))
+            worst = max(worst, float(d.max()))
+        for k in kinds:
             totals[k][0] += row[k][0]
             totals[k][1] += row[k][1]
-        r, c = row["reuse"], row["collect"]
+        r, c, m = row["reuse"], row["collect"], row["sampled"]
         print(f"{wl:14s} {len(trace.launches):8d} {setup:8.3f} {r[0]:9.3f} {r[1]:8.2f} {r[1] / max(r[0], 1e-9):8.1f}"
-              f" {c[0]:9.3f} {c[1]:8.2f} {c[1] / max(c[0], 1e-9):8.1f}")
-    for k, label in (("reuse", "timing-only variants (counts reused)"), ("collect", "other variants (collect again)")):
+              f" {c[0]:9.3f} {m[0]:9.3f} {c[1]:8.2f} {c[1] / max(c[0], 1e-9):8.1f} {m[1] / max(m[0], 1e-9):8.1f}"
+              f" {100 * worst:7.1f}%", flush=True)
+    for k, label in (("reuse", "timing-only variants (counts reused)"),
+                     ("collect", "other variants, collected again in full"),
+                     ("sampled", "other variants, collected again on TBPoint's launches")):
         t, s = totals[k]
         if s > 0:
             print(f"suite, {label}: re-evaluation {t:.2f} s, simulation {s:.2f} s: {s / max(t, 1e-9):.1f}x")
+    t = sum(totals[k][0] for k in ("reuse", "sampled"))
+    s = sum(totals[k][1] for k in ("reuse", "sampled"))
+    if s > 0:
+        print(f"suite, every variant (timing-only reused, others sampled): {s / max(t, 1e-9):.1f}x")
+    if dev:
+        big = max(dev, key=lambda x: x[3])
+        print(f"sampled against full collection over {len(dev)} (workload, variant) pairs: per-launch CPI "
+              f"deviation mean {100 * sum(x[2] for x in dev) / len(dev):.2f}%, largest {100 * big[3]:.1f}% "
+              f"({big[0]}, {big[1]}); workload cycles (CPI x warp instructions) deviation mean "
+              f"{100 * sum(x[4] for x in dev) / len(dev):.2f}%, largest {100 * max(x[4] for x in dev):.2f}%")
+        for k in ("collect", "sampled"):
+            for v in dict.fromkeys(x[1] for x in err[k]):
+                e = [x for x in err[k] if x[1] == v]
+                val = [x[3] for x in e if x[3] == x[3]]
+                print(f"{k:8s} {v}: CPI error against this simulation, mean over workloads "
+                      f"{100 * sum(x[2] for x in e) / len(e):.1f}% (launches of {MIN_WAVES}+ waves: "
+                      f"{100 * sum(val) / max(len(val), 1):.1f}%)")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ from ..sim.trace_reader import LaunchTrace, TraceDir
 from .analysis import Collected, collected_from_frame, contention_setup
 from .contention import DEFAULT_SYNC, predict_contention
 from .model import POLICIES, check_profile
+from . import sampled
+from .sampled import Sampling
 from .scheduled import ScheduledCollector
 
 
@@ -74,14 +76,20 @@ class Reevaluation:
         return kernel_tables(self.instructions, hw, global_bb_ids(self.instructions)[0]
                              if len(self.instructions) else {})
 
-    def collect(self, hw: dict, policy: str | None = None) -> dict:
+    def collect(self, hw: dict, policy: str | None = None, sampling: Sampling | None = None) -> dict:
         """The scheduler-ordered collector of ``policy`` (default: the
-        configuration's scheduler) on every launch of the trace on ``hw``:
-        what a configuration with another :func:`.analysis.collection_key`
-        needs before :meth:`predict` (``collected=``).  It walks every warp
-        instruction, so it costs a good part of a simulation."""
+        configuration's scheduler) on the trace on ``hw``: what a
+        configuration with another :func:`.analysis.collection_key` needs
+        before :meth:`predict` (``collected=``).  With ``sampling`` None it
+        walks every warp instruction of every launch, so it costs about as
+        much as a simulation; with a :class:`.sampled.Sampling` it runs
+        only TBPoint's sample of launches and epochs (:mod:`.sampled`)."""
         policy = policy or hw["scheduler"]
         static = self._static(hw)
+        totals = {int(L["launch"]): self.collected[(int(L["launch"]), policy)].totals for L in self.launches}
+        if sampling is not None:
+            return sampled.collect(self.trace, hw, policy, static, sampled.plan(self.trace, hw, sampling), totals,
+                                   sampling)[0]
         col = ScheduledCollector(hw, policy)
         out = {}
         for L in self.launches:
@@ -90,7 +98,7 @@ class Reevaluation:
             counts = col.run(self.trace.launch_trace(lid), static[L["kernel"]], int(L["n_blocks"]),
                              int(L["warps_per_block"]), occ["sm_occupancy"])
             got = Collected.of(col, counts)
-            got.totals = self.collected[(lid, policy)].totals
+            got.totals = totals[lid]
             out[(lid, policy)] = got
         return out
 

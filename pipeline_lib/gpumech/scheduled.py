@@ -125,11 +125,12 @@ def _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st, L2tag,
 
 
 @njit(cache=True, _nrt=False)
-def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L, G, WS, BS, CS, mshr, regready,
-                      L1tag, L1st, L2tag, L2lru, L2dirty, out, D, bank_row, slice_hist, chan_hist):
-    """Feed one launch's memory instructions in the scheduler's issue order
-    (module docstring) from cycle ``G[G_CLOCK]`` on, which it leaves at the
-    launch's last cycle.  The state arrays come cleared (:meth:`ScheduledCollector.run`)."""
+def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, order, P, L, G, WS, BS, CS, mshr,
+                      regready, L1tag, L1st, L2tag, L2lru, L2dirty, out, D, bank_row, slice_hist, chan_hist):
+    """Feed the memory instructions of the launch's blocks ``order`` (ids,
+    in dispatch order) in the scheduler's issue order (module docstring)
+    from cycle ``G[G_CLOCK]`` on, which it leaves at the last cycle.  The
+    state arrays come cleared (:meth:`ScheduledCollector.run`)."""
     R = (P.shape[1] - E.P_SRC) // 2
     wpb, occ, cores = G[G_WPB], G[G_OCC], G[G_CORES]
     nslot = occ * wpb
@@ -137,7 +138,7 @@ def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L, G,
     for j in range(occ):                               # the first wave, block b on core b mod cores
         for s in range(cores):
             while G[G_NEXT] < G[G_BLOCKS] and BS[s, j, BS_LIVE] == 0:
-                _place(s, j, t0, G, warp_off, WS, BS, t_pc, t_space, t_nreq, P, regready)
+                _place(s, j, t0, G, order, warp_off, WS, BS, t_pc, t_space, t_nreq, P, regready)
     t_end = t0
     while True:
         s = -1                                         # the core with the earliest clock runs
@@ -192,7 +193,7 @@ def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L, G,
                     if BS[s, j, BS_LIVE] == 0:         # the block retires; its slot takes the next block
                         BS[s, j, BS_ARRIVED] = 0
                         while G[G_NEXT] < G[G_BLOCKS] and BS[s, j, BS_LIVE] == 0:
-                            _place(s, j, t + 1, G, warp_off, WS, BS, t_pc, t_space, t_nreq, P, regready)
+                            _place(s, j, t + 1, G, order, warp_off, WS, BS, t_pc, t_space, t_nreq, P, regready)
                     elif BS[s, j, BS_ARRIVED] > 0 and BS[s, j, BS_ARRIVED] == BS[s, j, BS_LIVE]:
                         _release(s, j, t + L[LT_BAR], wpb, WS, BS, t_pc, t_space, t_nreq, P, regready)
                 elif kd == E.K_BAR:
@@ -245,9 +246,9 @@ def _arm(s, w, t, WS, t_pc, t_space, t_nreq, P, regready):
 
 
 @njit(cache=True, _nrt=False)
-def _place(s, j, t, G, warp_off, WS, BS, t_pc, t_space, t_nreq, P, regready):
-    """The next block into block slot ``j`` of core ``s`` at cycle ``t``."""
-    b = G[G_NEXT]
+def _place(s, j, t, G, order, warp_off, WS, BS, t_pc, t_space, t_nreq, P, regready):
+    """The next block of ``order`` into block slot ``j`` of core ``s`` at cycle ``t``."""
+    b = order[G[G_NEXT]]
     G[G_NEXT] += 1
     wpb = G[G_WPB]
     BS[s, j, BS_LIVE] = 0
@@ -328,10 +329,19 @@ class ScheduledCollector(CacheCollector):
         self.L[LT_MSHR] = hw["l1"]["mshrs"]
         self.clock = 0
         self.in_step = 0.0      # of the last launch run (:meth:`run`)
+        self.issued = 0         # warp instructions issued in the last launch run
 
-    def run(self, trace, P: np.ndarray, n_blocks: int, warps_per_block: int, sm_occupancy: int) -> np.ndarray:
+    def run(self, trace, P: np.ndarray, n_blocks: int, warps_per_block: int, sm_occupancy: int,
+            blocks: np.ndarray | None = None) -> np.ndarray:
         """Counters ``PC_*`` per PC for one launch, as
-        :meth:`.collector.CacheCollector.run`; caches and clock carry over."""
+        :meth:`.collector.CacheCollector.run`; caches and clock carry over.
+        ``blocks``: the ids of the blocks to run, in dispatch order
+        (default: all ``n_blocks``), for a sampled collection
+        (:mod:`.sampled`)."""
+        order = np.arange(n_blocks, dtype=np.int64) if blocks is None else np.asarray(blocks, np.int64)
+        if len(order) and (order.min() < 0 or order.max() >= n_blocks):
+            raise ValueError(f"block ids must lie in [0, {n_blocks}), got {order.min()}..{order.max()}")
+        n_blocks = len(order)
         out = np.zeros((len(P), PC_N), np.int64)
         self.slice_requests = np.zeros(self.slices, np.int64)
         self.channel_transfers = np.zeros(len(self.channel_transfers), np.int64)
@@ -347,7 +357,7 @@ class ScheduledCollector(CacheCollector):
         CS = np.full((cores, CS_N), self.clock, np.int64)
         CS[:, CS_LAST] = CS[:, CS_LASTPC] = -1
         BS = np.zeros((cores, max(sm_occupancy, 1), BS_N), np.int64)
-        _launch_scheduled(trace.warp_off, trace.pc, trace.space, trace.nreq, trace.line_off, trace.lines,
+        _launch_scheduled(trace.warp_off, trace.pc, trace.space, trace.nreq, trace.line_off, trace.lines, order,
                           np.ascontiguousarray(P, np.int64), self.L, G, WS, BS,
                           CS, np.full((cores, max(1, int(self.L[LT_MSHR]))), self.clock, np.int64),
                           np.zeros((cores, max(nslot, 1), nregs), np.int64), self.L1tag, self.L1st, self.L2tag,
@@ -356,4 +366,5 @@ class ScheduledCollector(CacheCollector):
         self.stamp, self.clock = int(G[G_STAMP]), int(G[G_CLOCK])
         # the share of issues that repeat the PC another warp of the core just issued: warps in step
         self.in_step = float(G[G_IN_STEP]) / G[G_ISSUED] if G[G_ISSUED] else 0.0
+        self.issued = int(G[G_ISSUED])
         return out

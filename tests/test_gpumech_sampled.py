@@ -1,0 +1,107 @@
+"""Sampled collection for re-evaluation (pipeline_lib/gpumech/sampled.py):
+the collector runs only TBPoint's representative launches, warmed, and the
+other launches take their counts."""
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline_lib.gpumech import sampled
+from pipeline_lib.gpumech.analysis import GPUMech, trace_totals
+from pipeline_lib.gpumech.collector import PC_EXECS
+from pipeline_lib.gpumech.reevaluate import Reevaluation
+from pipeline_lib.gpumech.sampled import Part, Sampling, launch_parts
+from pipeline_lib.gpumech.scheduled import ScheduledCollector
+from pipeline_lib.sim import engine as E
+from pipeline_lib.sim.hardware import occupancy
+from pipeline_lib.sim.simulator import global_bb_ids, kernel_tables
+from test_gpumech_contention import _stream_trace
+from test_simulator_timing import hardware
+
+
+def _reevaluation(tr, hw):
+    base = GPUMech(hw).run(tr)
+    return Reevaluation(tr, base["launches"], base["collected"])
+
+
+def test_collecting_chosen_blocks_in_dispatch_order_is_the_full_collection(tmp_path):
+    tr = _stream_trace(tmp_path, 1 << 12, 1, 8)
+    hw = hardware(cores=2)
+    P = kernel_tables(tr.instructions, hw, global_bb_ids(tr.instructions)[0])["stream"]
+    L = tr.launches.iloc[0]
+    occ = occupancy(hw, int(L["threads_per_block"]), int(L["regs_per_thread"]), int(L["shared_bytes"]))
+    args = (tr.launch_trace(0), P, int(L["n_blocks"]), int(L["warps_per_block"]), occ["sm_occupancy"])
+    a = ScheduledCollector(hw, "rr").run(*args)
+    b = ScheduledCollector(hw, "rr").run(*args, blocks=np.arange(int(L["n_blocks"])))
+    assert np.array_equal(a, b)
+    half = ScheduledCollector(hw, "rr").run(*args, blocks=np.arange(4))
+    assert 0 < half[:, PC_EXECS].sum() < a[:, PC_EXECS].sum()
+    with pytest.raises(ValueError, match="block ids must lie in"):
+        ScheduledCollector(hw, "rr").run(*args, blocks=np.array([8]))
+
+
+def test_a_workload_of_one_launch_is_collected_in_full(tmp_path):
+    tr = _stream_trace(tmp_path, 1 << 12, 1, 8)
+    hw = hardware(cores=2)
+    ev = _reevaluation(tr, hw)
+    full, smp = ev.collect(hw, "rr"), ev.collect(hw, "rr", sampling=Sampling())
+    assert full.keys() == smp.keys()
+    for k in full:
+        assert np.array_equal(full[k].counts, smp[k].counts)
+        assert full[k].in_step == smp[k].in_step
+
+
+def test_identical_launches_take_their_representatives_counts(tmp_path):
+    """Three launches of one kernel on the same data: one cluster, its middle
+    launch collected (a third of the instructions); every launch gets its
+    counts, and the prediction stays within 2% of the full collection's.
+    The L2 (192 lines) holds an eighth of a launch's lines, so warming
+    runs a few of launch 0's last blocks."""
+    tr = _stream_trace(tmp_path, 1 << 13, 3, 8)
+    hw = hardware(cores=2, **{"l2.size_bytes": 6 * 8 * 128 * 4})
+    ev = _reevaluation(tr, hw)
+    plan = sampled.plan(tr, hw, Sampling())
+    assert plan.representative == {0: 1, 1: 1, 2: 1} and list(plan.parts) == [1]
+    static = kernel_tables(tr.instructions, hw, global_bb_ids(tr.instructions)[0])
+    totals = {i: trace_totals(tr.launch_trace(i), static["stream"][:, E.P_KIND]) for i in range(3)}
+    got, share = sampled.collect(tr, hw, "rr", static, plan, totals)
+    # launch 1 and, for warming, launch 0's last blocks (144 requests each): two of its eight
+    assert share == pytest.approx(1 / 3 + 2 / 24)
+    assert all(np.array_equal(got[(i, "rr")].counts, got[(1, "rr")].counts) for i in range(3))
+    full = ev.predict(hw, "rr", collected=ev.collect(hw, "rr"))["cpi"].to_numpy()
+    smp = ev.predict(hw, "rr", collected=got)["cpi"].to_numpy()
+    assert np.allclose(smp, full, rtol=0.02)
+
+
+def _warming(requests: dict[int, list[int]], l2_lines: int):
+    blocks = {lid: pd.DataFrame({"block": np.arange(len(r)), "mem_requests": r}) for lid, r in requests.items()}
+    trace = SimpleNamespace(blocks_by_launch=lambda: blocks)
+    hw = {"l2": {"size_bytes": 128 * l2_lines, "line_bytes": 128}}
+    return sampled._Warming(trace, hw, {lid: {} for lid in requests})
+
+
+def test_warming_runs_the_blocks_just_before_a_part_until_they_fill_the_l2():
+    w = _warming({0: [3, 3, 3, 3], 1: [3, 3, 3, 3]}, 10)
+    # nothing run yet: back across the launch boundary until 10 requests are reached
+    got = w.before(1, np.array([2, 3]))
+    assert [(lid, b.tolist()) for lid, b in got] == [(0, [2, 3]), (1, [0, 1])]
+    # never behind the last block run
+    w.ran(0, np.array([0, 1]))
+    assert [(lid, b.tolist()) for lid, b in w.before(1, np.array([0]))] == [(0, [2, 3])]
+    # a part that follows the last one run needs none
+    w.ran(0, np.array([2, 3]))
+    assert w.before(1, np.array([0, 1])) == []
+
+
+def test_regions_are_split_from_the_blocks_outside_them():
+    """Eight homogeneous epochs of two blocks, then one outlier epoch: a
+    region of eight epochs, then the outlier's blocks run in full."""
+    instrs = [100] * 16 + [100, 900]
+    mem = [10] * 16 + [10, 90]
+    blocks = pd.DataFrame({"block": np.arange(18), "warp_instrs": instrs, "mem_requests": mem})
+    parts = launch_parts(blocks, 2, Sampling(regions=True))
+    assert [p.epochs is None for p in parts] == [False, True]
+    assert len(parts[0].epochs) == 8 and parts[0].epoch_instrs.tolist() == [200] * 8
+    assert parts[1].blocks.tolist() == [16, 17]
+    assert isinstance(parts[1], Part)
