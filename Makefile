@@ -24,12 +24,16 @@ jdk:
 	@command -v javac >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq openjdk-17-jdk-headless >/dev/null; }
 	@javac -version
 
-## Debian packages of the system tests: SLURM and munge (tests/test_slurm.py) and Chromium
-## (the HTML report's test); installed where missing if this is root with apt, else those tests are skipped
+## Debian packages of the system tests: SLURM and munge (tests/test_slurm.py), Chromium
+## (the HTML report's test) and QEMU's user-mode emulator with gcc (SimProf's emulated counter mode,
+## tests/test_simprof_emulated.py); installed where missing if this is root with apt, else those tests
+## are skipped
 system-packages:
 	@missing=""; \
 	command -v slurmctld >/dev/null 2>&1 && command -v munged >/dev/null 2>&1 || missing="$$missing slurm-wlm munge"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v qemu-x86_64 >/dev/null 2>&1 || missing="$$missing qemu-user"; \
+	command -v gcc >/dev/null 2>&1 || missing="$$missing gcc"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "installing Debian packages:$$missing"; \

@@ -5,6 +5,7 @@
 from pipeline_lib.simprof.inputs import check_spec
 from pipeline_lib.simprof.jvm import source_digest
 from pipeline_lib.simprof.profile import TABLES as PROFILE_TABLE_NAMES
+from pipeline_lib.simprof.emulated import source_digest as emulated_source_digest
 from pipeline_lib.simprof.units import counter_mode, describe_unit, measure_of, unit_size
 from pipeline_lib.versions import SIMPROF_VERSION
 
@@ -43,7 +44,9 @@ except ValueError as _e:
 SP_UNIT = {"counter_mode": SP_MODE, "unit_size": unit_size(SP_MODE, SP["unit_cpu_ms"], SP["unit_instructions"]),
            "measure": SP_MEASURE}
 # what a Spark job asks for, and passes on (its threads are the executor's)
-SP_SPARK = {**{k: SP[k] for k in ("cores", "driver_memory", "timeout_s", "profile")}, "counter_mode": SP_MODE}
+SP_SPARK = {**{k: SP[k] for k in ("cores", "driver_memory", "timeout_s", "profile")}, "counter_mode": SP_MODE,
+            # the emulated mode's cache geometry, CPI model and plugin source reach the profiles only in that mode
+            **({"emulated": SP["emulated"], "plugin": emulated_source_digest()} if SP_MODE == "emulated" else {})}
 SP_JOB = {"mem_mb": SP["mem_mb"], "runtime": max(10, SP["timeout_s"] // 60)}
 SP_PHASES = {**SP_UNIT, **{k: SP[k] for k in ("top_methods", "k_max", "threshold", "seed", "points")}}
 SP_SAMPLING = {"measure": SP_MEASURE,

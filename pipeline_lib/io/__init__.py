@@ -3,9 +3,27 @@ table writer stamped with the stage and the method's code version, and the
 progress lines that go to the job's log (pipeline_lib.jobs)."""
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
+from pathlib import Path
 
-__all__ = ["progress", "stage_writer"]
+__all__ = ["build_once", "progress", "stage_writer"]
+
+
+def build_once(target, build) -> Path:
+    """``target`` as it is if it exists; else ``build(tmp)`` makes the file
+    in a temporary directory beside it and returns its path, and that
+    complete file is renamed to ``target`` (a build cache keyed by the name:
+    concurrent builders each rename a complete file, a failed one leaves
+    nothing)."""
+    target = Path(target)
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        os.replace(build(Path(tmp)), target)
+    return target
 
 
 def stage_writer(version_field: str, version: str):

@@ -14,11 +14,11 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 import zipfile
 from pathlib import Path
 
+from ..io import build_once
 from .perf import ThreadCounterSampler
 
 JAVA_DIR = Path(__file__).resolve().parent / "java"
@@ -56,24 +56,20 @@ def source_digest() -> str:
 def build_jar(cache_dir) -> Path:
     """Compile the profiler's sources into ``cache_dir/simprof-<digest>.jar``
     (once per digest; concurrent builders each rename a complete jar)."""
-    jar = Path(cache_dir) / f"simprof-{source_digest()}.jar"
-    if jar.exists():
-        return jar
-    jar.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=jar.parent) as tmp:
-        classes = Path(tmp) / "classes"
+    def build(tmp: Path) -> Path:
+        classes = tmp / "classes"
         res = subprocess.run([_need("javac"), "-nowarn", "-encoding", "UTF-8", "-d", str(classes),
                               "-cp", str(spark_home() / "jars" / "*"), *map(str, SOURCES)],
                              capture_output=True, text=True)
         if res.returncode:
             raise JvmError(f"javac failed on {JAVA_DIR}:\n{res.stderr[-3000:]}")
-        part = Path(tmp) / "simprof.jar"
+        part = tmp / "simprof.jar"
         with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as z:   # fixed order and times: same bytes
             for f in sorted(classes.rglob("*.class")):
                 info = zipfile.ZipInfo(f.relative_to(classes).as_posix(), date_time=(1980, 1, 1, 0, 0, 0))
                 z.writestr(info, f.read_bytes(), zipfile.ZIP_DEFLATED)
-        os.replace(part, jar)
-    return jar
+        return part
+    return build_once(Path(cache_dir) / f"simprof-{source_digest()}.jar", build)
 
 
 def jfc_settings(path: Path, sample_period_ms: int) -> Path:
@@ -86,7 +82,7 @@ def jfc_settings(path: Path, sample_period_ms: int) -> Path:
 
 def run_job(jar: Path, job: str, data: Path, out_dir: Path, *, partitions: int, arg: str = "", cores: int = 2,
             driver_memory: str = "2g", profile: dict | None = None, perf_events: dict | None = None, log: Path,
-            timeout_s: int = 3600) -> dict:
+            timeout_s: int = 3600, java_home: Path | None = None) -> dict:
     """Run one job with ``spark-submit --master local[cores]``.
 
     With ``profile`` ({"stack_period_ms", "stack_depth", "counter_period_ms"})
@@ -99,7 +95,8 @@ def run_job(jar: Path, job: str, data: Path, out_dir: Path, *, partitions: int, 
     job's own summary}, and with ``perf_events`` also "perf" (the sampler's
     table), "perf_refused" ({os tid: why} of threads it could not
     count) and "perf_sampler_cpu_s" (the sampler's own CPU time). The
-    job's scratch space lives in ``out_dir``.
+    job's scratch space lives in ``out_dir``.  ``java_home``: the JVM to
+    run the job on (the emulated mode's, :func:`.emulated.java_home`).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     local = out_dir / "spark-local"
@@ -122,6 +119,8 @@ def run_job(jar: Path, job: str, data: Path, out_dir: Path, *, partitions: int, 
     job_out.mkdir()
     cmd += [str(jar), job, str(data), str(job_out), str(int(partitions))] + ([arg] if arg else [])
     env = dict(os.environ, SPARK_HOME=str(spark_home()), PYSPARK_PYTHON="python3")
+    if java_home is not None:
+        env["JAVA_HOME"] = str(java_home)
     _need("java")
     t0 = time.perf_counter()
     with open(log, "w") as fh:

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import emulated as em
 from . import jvm, perf, units
 
 TSV_TABLES = ("samples", "stacks", "methods", "tasks", "counters")
@@ -100,27 +101,42 @@ def missed_cpu_share(perf_table: pd.DataFrame, counters: pd.DataFrame) -> float:
 
 def profile_job(jar: Path, job: str, data: Path, work_dir: Path, *, partitions: int, arg: str, cores: int,
                 driver_memory: str, profile: dict, log: Path, timeout_s: int,
-                counter_mode: str = "cpu-time") -> tuple[dict, dict]:
+                counter_mode: str = "cpu-time", emulated: dict | None = None) -> tuple[dict, dict]:
     """Run ``job`` profiled, with the perf sampler counting the events of
-    ``counter_mode`` (units.PERF_EVENTS) beside it; return (its run record,
-    the executor tables, ``perf`` among them)."""
+    ``counter_mode`` (units.PERF_EVENTS) beside it, or in emulated mode
+    under QEMU with our plugin (``emulated``: the plugin's cache geometry
+    and the CPI model, :mod:`.emulated`); return (its run record, the
+    executor tables, ``perf`` among them)."""
+    java_home = records = None
+    if counter_mode == "emulated":
+        if not emulated:
+            raise ValueError("the emulated counter mode needs simprof.emulated (cache geometry and CPI model)")
+        records = work_dir / "emulated-records.txt"
+        option = em.plugin_option(em.build_plugin(work_dir / "plugin"), records, emulated)
+        java_home = em.java_home(work_dir / "emulated-jdk", option)
     run = jvm.run_job(jar, job, data, work_dir, partitions=partitions, arg=arg, cores=cores,
                       driver_memory=driver_memory, profile=profile, perf_events=units.PERF_EVENTS[counter_mode],
-                      log=log, timeout_s=timeout_s)
+                      log=log, timeout_s=timeout_s, java_home=java_home)
+    if records is not None:
+        run["perf"] = em.perf_table(em.read_records(records), emulated)
+        run["perf_refused"], run["perf_sampler_cpu_s"] = {}, 0.0
     with tempfile.TemporaryDirectory(dir=work_dir) as tmp:
         jvm.export_recording(jar, work_dir / "recording.jfr", Path(tmp))
         tables = executor_only(read_export(Path(tmp)))
     tables["perf"] = executor_perf(run.pop("perf"), tables["counters"])
     refused = run.pop("perf_refused")
     counted = tables["perf"]["java_tid"].nunique()
-    if counter_mode == "instructions" and counted == 0:
-        raise RuntimeError(f"the perf sampler counted none of the {tables['counters']['java_tid'].nunique()} "
-                           f"executor threads of '{job}' in instructions mode; the kernel refused: "
-                           f"{next(iter(refused.values()), 'no thread named like an executor thread was seen')}")
+    if counter_mode != "cpu-time" and counted == 0:
+        raise RuntimeError(f"the {'plugin' if records else 'perf sampler'} counted none of the "
+                           f"{tables['counters']['java_tid'].nunique()} executor threads of '{job}' in "
+                           f"{counter_mode} mode; "
+                           + ("see its records in the job's work directory" if records else "the kernel refused: "
+                              f"{next(iter(refused.values()), 'no thread named like an executor thread was seen')}"))
     run["perf_threads"] = int(counted)
     run["perf_missed_cpu_share"] = missed_cpu_share(tables["perf"], tables["counters"])
     run["perf_refused"] = sorted(set(refused.values()))[:3]
-    run["perf_cpu_ratio"] = cpu_agreement(tables["perf"], tables["counters"])
+    # the plugin counts no task clock to cross-check with
+    run["perf_cpu_ratio"] = None if records else cpu_agreement(tables["perf"], tables["counters"])
     run["perf_sampler_cpu_s"] = round(run["perf_sampler_cpu_s"], 3)
     truncated = tables["stacks"].groupby("stack")["truncated"].max()
     run["stacks_truncated"] = float(truncated.mean()) if len(truncated) else 0.0

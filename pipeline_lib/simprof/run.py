@@ -15,7 +15,7 @@ from ..io import progress, stage_writer
 from ..sim.output import BOOL, F64, I32, I64, STR
 from ..trace.parquet_io import write_json, write_text
 from ..versions import SIMPROF_VERSION
-from . import inputs, jobs, jvm, perf, profile, units
+from . import emulated, inputs, jobs, jvm, perf, profile, units
 from .phases import PhaseFormation, homogeneity, method_frequencies, nearest_center, stable_method_name
 from .sampling import (code_estimate, code_phases, optimal_allocation, phase_stds, required_sample_size, second_sample,
                        simprof_sample, srs_sample, strata, stratified_estimate)
@@ -130,7 +130,8 @@ def profile_stage(run: str, spec: dict, jar, data, opts: dict, out_dir, log) -> 
     with tempfile.TemporaryDirectory(dir=out_dir, prefix=".work-") as work:
         info, tables = profile.profile_job(Path(jar), spec["job"], Path(data), Path(work), partitions=spec["partitions"],
                                            arg=spec["arg"], profile=opts["profile"], log=Path(log),
-                                           counter_mode=mode["counter_mode"], **_spark(opts))
+                                           counter_mode=mode["counter_mode"], emulated=opts.get("emulated"),
+                                           **_spark(opts))
     jobs.check(spec["job"], Path(data), info["summary"], spec["arg"])
     write_profile(tables, run, out_dir)
     record = {"run": run, **spec, "wall_s": round(info["wall_s"], 3),
@@ -156,10 +157,15 @@ def overhead_stage(spec: dict, jar, data, opts: dict, repeats: int, out, log) ->
             for profiled in (False, True):
                 w = Path(work) / f"{r}-{int(profiled)}"
                 job_log = w.with_suffix(".log")
+                home = None
+                if profiled and mode == "emulated":      # the profiled run under QEMU and the plugin
+                    option = emulated.plugin_option(emulated.build_plugin(Path(work) / "plugin"),
+                                                    w.with_suffix(".records"), opts["emulated"])
+                    home = emulated.java_home(w.with_suffix(".jdk"), option)
                 res = jvm.run_job(Path(jar), spec["job"], Path(data), w, partitions=spec["partitions"],
                                   arg=spec["arg"], profile=opts["profile"] if profiled else None,
                                   perf_events=units.PERF_EVENTS[mode] if profiled else None, log=job_log,
-                                  **_spark(opts))
+                                  java_home=home, **_spark(opts))
                 export_s = np.nan
                 if profiled:
                     t0 = time.perf_counter()

@@ -9,6 +9,9 @@ modes (docs/simprof.md, "Counter modes"):
   instructions: a unit is ``unit_instructions`` of one executor thread,
   counted by :mod:`.perf` beside the job, and its measures are the seed's
   CPI and cache misses per 1000 instructions.
+- **emulated**, on any host with QEMU's user-mode emulator: as
+  instructions, with the counts and a modelled CPI from QEMU and our plugin
+  (:mod:`.emulated`) in place of the PMU's.
 - **cpu-time**, where it does not: a unit is ``unit_cpu_ms`` of the thread's
   CPU time (the JVM plugin's counters), and its measures are what the
   thread's counters give: allocation rate, page faults, context switches,
@@ -28,7 +31,7 @@ import pandas as pd
 
 from . import perf
 
-COUNTER_MODES = ("cpu-time", "instructions")
+COUNTER_MODES = ("cpu-time", "instructions", "emulated")
 # Per-unit measures of each mode: name -> (description, counter columns summed,
 # scale). A measure is scale * (change of the summed columns) / (change of the
 # mode's AXIS) over the unit; every unit has the same change of the axis.
@@ -48,13 +51,19 @@ MEASURES = {
         "cache_mpki": ("cache misses per 1000 instructions (the PMU's generic cache-miss event, "
                        "the last-level cache on most cores)", ("cache_misses",), 1e3),
     },
+    "emulated": {
+        "cpi": ("modelled cycles per instruction: QEMU's instruction count and cache model, in-order core "
+                "plus miss penalties (emulated.py)", ("cycles",), 1.0),
+        "cache_mpki": ("modelled L2 misses per 1000 instructions (the cache model's last level)",
+                       ("cache_misses",), 1e3),
+    },
 }
-AXIS = {"cpu-time": "cpu_ns", "instructions": "instructions"}
-DEFAULT_MEASURE = {"cpu-time": "alloc_mb_per_cpu_s", "instructions": "cpi"}
+AXIS = {"cpu-time": "cpu_ns", "instructions": "instructions", "emulated": "instructions"}
+DEFAULT_MEASURE = {"cpu-time": "alloc_mb_per_cpu_s", "instructions": "cpi", "emulated": "cpi"}
 # the perf sampler's events in each mode: the software ones are counted in
 # both, so that every profile cross-checks its thread attribution (task clock
-# against the JVM's CPU time)
-PERF_EVENTS = {"cpu-time": perf.SOFTWARE_EVENTS, "instructions": perf.EVENTS}
+# against the JVM's CPU time); in emulated mode QEMU's plugin counts instead
+PERF_EVENTS = {"cpu-time": perf.SOFTWARE_EVENTS, "instructions": perf.EVENTS, "emulated": None}
 
 
 def probe_pmu() -> tuple[bool, str]:
@@ -70,13 +79,22 @@ def probe_pmu() -> tuple[bool, str]:
 
 
 def counter_mode(requested: str = "auto") -> dict:
-    """The counter mode of this host: ``requested`` ("auto", "cpu-time" or
-    "instructions"; auto takes instructions where a PMU answers). Returns
-    {"counter_mode", "pmu", "why"}; raises ValueError when instructions are
-    requested and no PMU answers."""
+    """The counter mode of this host: ``requested`` ("auto", "cpu-time",
+    "instructions" or "emulated"; auto takes instructions where a PMU
+    answers, else cpu-time: the emulated mode is chosen, never guessed).
+    Returns {"counter_mode", "pmu", "why"}; raises ValueError when
+    instructions are requested and no PMU answers, or emulation and QEMU or
+    a C compiler is missing."""
     if requested not in ("auto", *COUNTER_MODES):
         raise ValueError(f"counter mode {requested!r} is not one of auto, {', '.join(COUNTER_MODES)}")
     pmu, why = probe_pmu()
+    if requested == "emulated":
+        from .emulated import available
+        ok, what = available()
+        if not ok:
+            raise ValueError(f"counter mode 'emulated' needs QEMU's user-mode emulator and gcc: {what} "
+                             "(on Debian: apt-get install qemu-user gcc; make system-packages)")
+        return {"counter_mode": "emulated", "pmu": pmu, "why": f"emulated as configured ({what}); {why}"}
     if requested == "instructions" and not pmu:
         raise ValueError(f"counter mode 'instructions' needs a PMU that counts per-thread instructions, and this "
                          f"host has none ({why}); use 'cpu-time' or 'auto'")
