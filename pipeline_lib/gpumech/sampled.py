@@ -62,14 +62,13 @@ from .scheduled import ScheduledCollector
 
 @dataclass(frozen=True)
 class Sampling:
-    """TBPoint's parameters, as ``tbpoint.*`` of the configuration
-    (docs/configuration.md), and whether to sample within launches
-    (``regions``; off by default, see the module docstring): inter-launch
-    clustering (``inter_sigma``,
-    ``inter_within_kernel``, ``inter_scale``, ``representative``),
-    homogeneous regions (``intra_sigma``, ``max_variation``,
-    ``variation``, ``min_region_epochs``) and when a region has warmed
-    (``warming_rule``, ``ipc_tolerance``)."""
+    """TBPoint's parameters, named and defaulted as ``tbpoint.*`` of the
+    configuration (docs/configuration.md): inter-launch clustering
+    (``inter_sigma``, ``inter_within_kernel``, ``inter_scale``,
+    ``representative``), homogeneous regions (``intra_sigma``,
+    ``max_variation``, ``variation``, ``min_region_epochs``) and when a
+    region has warmed (``warming_rule``, ``ipc_tolerance``); and whether to
+    sample within launches at all (``regions``, off: module docstring)."""
     regions: bool = False
     inter_sigma: float = 0.1
     inter_within_kernel: bool = True
@@ -81,11 +80,6 @@ class Sampling:
     min_region_epochs: int = 2
     warming_rule: str = "confidence"
     ipc_tolerance: float = 0.1
-
-    @classmethod
-    def from_config(cls, tbpoint: dict) -> "Sampling":
-        names = cls.__dataclass_fields__
-        return cls(**{k: v for k, v in tbpoint.items() if k in names})
 
 
 @dataclass
