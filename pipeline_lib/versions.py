@@ -10,5 +10,5 @@ POWER_VERSION = "1"      # power model energies and scaling (pipeline_lib/sim/po
 TBPOINT_VERSION = "3"    # TBPoint clustering, regions, sampling policy and baselines (pipeline_lib/tbpoint)
 GPUMECH_VERSION = "8"    # GPUMech collector, interval algorithm, representative warp, models (pipeline_lib/gpumech)
 SCALING_VERSION = "3"    # Table II counters, scaling model, its validation (pipeline_lib/scaling)
-SIMPROF_VERSION = "4"    # SimProf inputs, jobs and plugin, profile tables, units, phases, sampling (pipeline_lib/simprof)
+SIMPROF_VERSION = "5"    # SimProf inputs, jobs and plugin, profile tables, units, phases, sampling (pipeline_lib/simprof)
 REPORT_VERSION = "1"     # the HTML report's pages (pipeline_lib/report.py)

@@ -231,8 +231,8 @@ def _stratified_units(seed=0):
     y = np.concatenate([rng.normal(m, s, n) for m, s, n in zip(means, sds, sizes)])
     start = np.arange(len(y)) * 50_000_000
     # CODE's call-stack phases are the same three here
-    u = pd.DataFrame({"phase": phase, "alloc_mb_per_cpu_s": y, "start_ns": start, "end_ns": start + 50_000_000,
-                      "code_phase": phase, "code_representative": False})
+    u = pd.DataFrame({"thread": 7, "phase": phase, "alloc_mb_per_cpu_s": y, "start_ns": start,
+                      "end_ns": start + 50_000_000, "code_phase": phase, "code_representative": False})
     for h in range(3):
         members = np.flatnonzero(phase == h)
         u.loc[members[np.argmin(np.abs(y[members] - means[h]))], "code_representative"] = True
@@ -254,6 +254,33 @@ def test_stratified_sampling_beats_random_and_its_intervals_hold():
     # seeded: the same study twice gives the same draws
     again = sampling_study(u, "alloc_mb_per_cpu_s", 20, 0.997, 200, 2.0, seed=1)
     assert again.equals(e)
+    assert (e["thread"] == 7).all()
+
+
+def test_each_executor_thread_with_more_units_than_the_sample_is_its_own_population():
+    """The seed profiles one executor thread (5.3.1): threads 7 and 8 are
+    studied apart, each against its own mean; thread 9's 20 units would be
+    simulated whole by every method and are left out; with no thread above
+    the sample size the run's threads are pooled."""
+    from pipeline_lib.simprof.run import populations, sampling_study
+    a, b = _stratified_units(0), _stratified_units(1)
+    b["thread"], b["alloc_mb_per_cpu_s"] = 8, b["alloc_mb_per_cpu_s"] * 2
+    c = _stratified_units(2).iloc[:20].assign(thread=9)
+    u = pd.concat([a, b, c], ignore_index=True)
+    assert [t for t, _ in populations(u, 20)] == [7, 8]
+    e = sampling_study(u, "alloc_mb_per_cpu_s", 20, 0.997, 50, 2.0, seed=1)
+    assert sorted(e["thread"].unique()) == [7, 8]
+    oracle = e.groupby("thread")["oracle"].first()
+    assert oracle[7] == pytest.approx(a["alloc_mb_per_cpu_s"].mean())
+    assert oracle[8] == pytest.approx(b["alloc_mb_per_cpu_s"].mean())
+    assert (e.groupby(["thread", "method"]).size().loc[(8, "CODE")] == 1)
+    small = u.groupby("thread").head(15).reset_index(drop=True)
+    # one CODE phase per thread in these 15 units, its first unit simulated
+    small["code_phase"], small["code_representative"] = 0, ~small["thread"].duplicated()
+    assert [t for t, _ in populations(small, 20)] == [-1]
+    pooled = sampling_study(small, "alloc_mb_per_cpu_s", 20, 0.997, 5, 2.0, seed=1)
+    assert (pooled["thread"] == -1).all() and pooled["oracle"].iloc[0] == pytest.approx(
+        small["alloc_mb_per_cpu_s"].mean())
 
 
 def test_units_of_two_profiles_share_columns_by_method_name():

@@ -55,7 +55,7 @@ def units_columns(mode: str) -> list:
             *[(m, F64, d) for m, (d, _, _) in units.MEASURES[mode].items()],
             ("phase", I32, "SimProf phase (5.3.2)"),
             ("distance", F64, "Euclidean distance to the phase centre in the selected methods' space"),
-            ("code_phase", I32, "CODE's phase: k-means on the call stacks alone (every method's frequency), "
+            ("code_phase", I32, "CODE's phase within the unit's thread: k-means on the call stacks alone (every method's frequency), "
                                 "k = simprof.points"),
             ("code_representative", BOOL, "the unit CODE simulates for its phase (closest to the centre)")]
 
@@ -67,14 +67,16 @@ PHASES = [("phase", I32, ""), ("units", I64, "N_h"), ("weight", F64, "N_h / N"),
           ("top_methods", STR, "heaviest methods of the centre: name (frequency); ..."),
           ("distinct_methods", STR, "methods the centre runs more than the other phases' mean: name (frequency); "
                                     "...; what sets the phase apart (5.4.5)")]
-ERRORS = [("method", STR, "SimProf, SRS, CODE or SECOND"), ("draw", I32, "random draw (0 for CODE)"),
+POPULATION = ("thread", I64, "the population: an executor thread's Java id; -1: the run's threads pooled, where "
+              "none has more units than the sample (docs/simprof.md, \"Populations\")")
+ERRORS = [POPULATION, ("method", STR, "SimProf, SRS, CODE or SECOND"), ("draw", I32, "random draw (0 for CODE)"),
           ("units", I64, "units simulated"), ("estimate", F64, "estimated mean of the measure"),
           ("oracle", F64, "mean over all units"), ("error", F64, "|estimate - oracle| / oracle"),
           ("margin", F64, "SimProf: eq. 35 margin of error at the confidence level (NaN for the others)"),
           ("covered", BOOL, "SimProf: the oracle lies inside estimate +- margin")]
-SIZES = [("target_error", F64, "relative margin of error"), ("confidence", F64, ""),
+SIZES = [POPULATION, ("target_error", F64, "relative margin of error"), ("confidence", F64, ""),
          ("units", I64, "SimProf's required sample size (Fig. 42)"),
-         ("second_units", F64, "mean units in SECOND's window"), ("population", I64, "N, all units")]
+         ("second_units", F64, "mean units in SECOND's window"), ("population", I64, "N, the population's units")]
 SENSITIVITY = [("phase", I32, "training phase"), ("reference", STR, "reference run"),
                ("train_units", I64, ""), ("ref_units", I64, "reference units classified to the phase"),
                ("train_mean", F64, ""), ("ref_mean", F64, ""), ("train_std", F64, ""), ("ref_std", F64, ""),
@@ -231,9 +233,12 @@ def phases_stage(run: str, profile_dir, opts: dict, out_units, out_phases, out_m
     F = pf.project(X)
     u["phase"] = pf.labels_
     u["distance"] = np.sqrt(((F - pf.centers_[pf.labels_]) ** 2).sum(axis=1))
-    u["code_phase"], code_points = code_phases(X, opts["points"], opts["seed"])
-    u["code_representative"] = False
-    u.loc[code_points, "code_representative"] = True
+    # CODE per executor thread, the populations the sampling study draws from
+    u["code_phase"], u["code_representative"] = np.int64(-1), False
+    for rows in u.groupby("thread", sort=True).indices.values():
+        labels, chosen = code_phases(X[rows], opts["points"], opts["seed"])
+        u.loc[rows, "code_phase"] = labels
+        u.loc[rows[chosen], "code_representative"] = True
     _write(u, units_columns(mode), "units", out_units, run=run, measure=opts["measure"], counter_mode=mode)
 
     phases, sizes = strata(pf.labels_)
@@ -257,53 +262,77 @@ def phases_stage(run: str, profile_dir, opts: dict, out_units, out_phases, out_m
 
 # --- sampling (5.3.3, 5.4.1) --------------------------------------------------------------
 
+def populations(u: pd.DataFrame, points: int) -> list[tuple[int, np.ndarray]]:
+    """The sampling study's populations (docs/simprof.md, "Populations"):
+    (thread id, row positions) of every executor thread with more units
+    than the sample of ``points`` -- the seed profiles one executor thread
+    (5.3.1); a thread with fewer would be simulated whole by every method --
+    or, where no thread has, the run's threads pooled as one (thread -1)."""
+    own = [(int(t), rows) for t, rows in u.groupby("thread", sort=True).indices.items() if len(rows) > points]
+    return own or [(-1, np.arange(len(u)))]
+
+
 def sampling_study(u: pd.DataFrame, measure: str, points: int, confidence: float, draws: int,
                    second_window_s: float, seed: int) -> pd.DataFrame:
     """Sampling error of SimProf, SRS, CODE and SECOND against the mean of all
-    units (Fig. 41). Each random method draws ``draws`` times from its own
-    seeded stream."""
-    y = u[measure].to_numpy(np.float64)
-    labels = u["phase"].to_numpy()
-    oracle = float(y.mean())
+    units of each population (:func:`populations`; Fig. 41). Each random
+    method draws ``draws`` times from its own seeded stream per population."""
     rows = []
+    for p, (tid, idx) in enumerate(populations(u, points)):
+        pu = u.iloc[idx].reset_index(drop=True)
+        y = pu[measure].to_numpy(np.float64)
+        labels = pu["phase"].to_numpy()
+        oracle = float(y.mean())
 
-    def add(method, draw, chosen, estimate, margin=np.nan):
-        err = abs(estimate - oracle) / abs(oracle) if oracle else abs(estimate - oracle)
-        rows.append({"method": method, "draw": draw, "units": len(chosen), "estimate": estimate, "oracle": oracle,
-                     "error": err, "margin": margin, "covered": bool(abs(estimate - oracle) <= margin)})
+        def add(method, draw, chosen, estimate, margin=np.nan):
+            err = abs(estimate - oracle) / abs(oracle) if oracle else abs(estimate - oracle)
+            rows.append({"thread": tid, "method": method, "draw": draw, "units": len(chosen), "estimate": estimate,
+                         "oracle": oracle, "error": err, "margin": margin,
+                         "covered": bool(abs(estimate - oracle) <= margin)})
 
-    rng = {m: np.random.default_rng([seed, i]) for i, m in enumerate(("SimProf", "SRS", "SECOND"))}
-    t0 = (u["start_ns"].min()) / 1e9
-    start_s, end_s = u["start_ns"].to_numpy() / 1e9 - t0, u["end_ns"].to_numpy() / 1e9 - t0
-    for d in range(draws):
-        chosen = simprof_sample(labels, y, points, rng["SimProf"])
-        est = stratified_estimate(y, labels, chosen, confidence)
-        add("SimProf", d, chosen, est.mean, est.margin)
-        chosen = srs_sample(len(y), points, rng["SRS"])
-        add("SRS", d, chosen, float(y[chosen].mean()))
-        chosen = second_sample(start_s, end_s, second_window_s, rng["SECOND"])
-        add("SECOND", d, chosen, float(y[chosen].mean()))
-    chosen = np.flatnonzero(u["code_representative"].to_numpy())
-    add("CODE", 0, chosen, code_estimate(y, u["code_phase"].to_numpy(), chosen))
+        rng = {m: np.random.default_rng([seed, i, p]) for i, m in enumerate(("SimProf", "SRS", "SECOND"))}
+        t0 = (pu["start_ns"].min()) / 1e9
+        start_s, end_s = pu["start_ns"].to_numpy() / 1e9 - t0, pu["end_ns"].to_numpy() / 1e9 - t0
+        for d in range(draws):
+            chosen = simprof_sample(labels, y, points, rng["SimProf"])
+            est = stratified_estimate(y, labels, chosen, confidence)
+            add("SimProf", d, chosen, est.mean, est.margin)
+            chosen = srs_sample(len(y), points, rng["SRS"])
+            add("SRS", d, chosen, float(y[chosen].mean()))
+            chosen = second_sample(start_s, end_s, second_window_s, rng["SECOND"])
+            add("SECOND", d, chosen, float(y[chosen].mean()))
+        code = pu["code_phase"].to_numpy()
+        if tid < 0:      # pooled: CODE's phases are per thread, so each thread's stand for it by its share
+            chosen = np.flatnonzero(pu["code_representative"].to_numpy())
+            est = sum(len(g) / len(pu) * code_estimate(y[g], code[g], np.flatnonzero(
+                pu["code_representative"].to_numpy()[g])) for g in pu.groupby("thread").indices.values())
+            add("CODE", 0, chosen, float(est))
+        else:
+            chosen = np.flatnonzero(pu["code_representative"].to_numpy())
+            add("CODE", 0, chosen, code_estimate(y, code, chosen))
     return pd.DataFrame(rows)
 
 
 def sampling_stage(run: str, units_path, opts: dict, out_errors, out_sizes) -> pd.DataFrame:
     """The sampling study and the sample sizes for the target errors (Figs.
-    41, 42). ``opts``: measure, points, confidence, draws, second_window_s,
-    seed, target_errors."""
+    41, 42), per population. ``opts``: measure, points, confidence, draws,
+    second_window_s, seed, target_errors."""
     u = pd.read_parquet(units_path)
     err = sampling_study(u, opts["measure"], opts["points"], opts["confidence"], opts["draws"],
                          opts["second_window_s"], opts["seed"])
     _write(err, ERRORS, "sampling_errors", out_errors, run=run, measure=opts["measure"])
-    y, labels = u[opts["measure"]].to_numpy(np.float64), u["phase"].to_numpy()
-    second = float(err.loc[err["method"] == "SECOND", "units"].mean())
-    sizes = pd.DataFrame([{"target_error": e, "confidence": opts["confidence"],
-                           "units": required_sample_size(y, labels, e, opts["confidence"]),
-                           "second_units": second, "population": len(u)} for e in opts["target_errors"]])
+    rows = []
+    for tid, idx in populations(u, opts["points"]):
+        y, labels = u[opts["measure"]].to_numpy(np.float64)[idx], u["phase"].to_numpy()[idx]
+        mine = err[(err["method"] == "SECOND") & (err["thread"] == tid)]
+        rows += [{"thread": tid, "target_error": e, "confidence": opts["confidence"],
+                  "units": required_sample_size(y, labels, e, opts["confidence"]),
+                  "second_units": float(mine["units"].mean()), "population": len(idx)} for e in opts["target_errors"]]
+    sizes = pd.DataFrame(rows)
     _write(sizes, SIZES, "sample_sizes", out_sizes, run=run, measure=opts["measure"])
     mean = err.groupby("method")["error"].mean()
-    _log(f"{run}: mean error " + ", ".join(f"{m} {100 * v:.2f}%" for m, v in mean.items()))
+    _log(f"{run}: {err['thread'].nunique()} population(s), mean error "
+         + ", ".join(f"{m} {100 * v:.2f}%" for m, v in mean.items()))
     return err
 
 
@@ -364,10 +393,15 @@ HOMOGENEITY = [("run", STR, ""), ("job", STR, ""), ("input", STR, ""), ("units",
                ("population_cov", F64, "CoV of the measure over all units (Fig. 40)"),
                ("weighted_cov", F64, "phases' CoVs weighted by their shares of units"),
                ("max_cov", F64, "largest phase CoV")]
-ERROR_SUMMARY = [("run", STR, ""), ("method", STR, ""), ("mean_error", F64, "mean over draws (Fig. 41)"),
+ERROR_SUMMARY = [("run", STR, ""), ("method", STR, ""),
+                 ("populations", I64, "executor threads studied, each its own population (1 where pooled)"),
+                 ("mean_error", F64, "mean over the populations and draws (Fig. 41)"),
                  ("max_error", F64, "largest over draws"), ("mean_units", F64, "units simulated, mean over draws"),
                  ("coverage", F64, "SimProf: share of draws whose interval holds the oracle (NaN for others)")]
-SIZE_SUMMARY = [("run", STR, ""), *SIZES]
+SIZE_SUMMARY = [("run", STR, ""), ("target_error", F64, "relative margin of error"), ("confidence", F64, ""),
+                ("units", F64, "SimProf's required sample size (Fig. 42), mean over the run's populations"),
+                ("second_units", F64, "mean units in SECOND's window, mean over the populations"),
+                ("population", F64, "N, mean over the populations")]
 SET_SUMMARY = [("set", STR, ""), ("train", STR, "training run"), ("references", STR, "reference runs"),
                ("control", BOOL, "the references run the training input again: what run-to-run variation flags"),
                ("phases", I32, ""), ("sensitive_phases", I32, "Fig. 47"), ("insensitive_phases", I32, "Fig. 47"),
@@ -410,11 +444,15 @@ def summary_stage(runs: list[str], run_jsons, models, phase_tables, errors, size
                         for r, i, m, ph in zip(runs, info, model, phase_tables)])
     err = pd.concat([pd.read_parquet(p).assign(run=r) for r, p in zip(runs, errors)], ignore_index=True)
     g = err.groupby(["run", "method"], sort=False)
-    esum = pd.DataFrame({"mean_error": g["error"].mean(), "max_error": g["error"].max(),
+    esum = pd.DataFrame({"populations": g["thread"].nunique(), "mean_error": g["error"].mean(),
+                         "max_error": g["error"].max(),
                          "mean_units": g["units"].mean(),
                          "coverage": g["covered"].mean()}).reset_index()
     esum.loc[esum["method"] != "SimProf", "coverage"] = np.nan
-    siz = pd.concat([pd.read_parquet(p).assign(run=r) for r, p in zip(runs, sizes)], ignore_index=True)
+    # per run: the mean over its populations
+    siz = (pd.concat([pd.read_parquet(p).assign(run=r) for r, p in zip(runs, sizes)], ignore_index=True)
+           .groupby(["run", "target_error", "confidence"], sort=False)[["units", "second_units", "population"]]
+           .mean().reset_index())
     sets_info = [json.loads(Path(p).read_text()) for p in set_jsons]
     data_of = {i["run"]: i["input"] for i in info}
     sens = pd.DataFrame([{"set": s["set"], "train": s["train"], "references": ", ".join(s["references"]),
