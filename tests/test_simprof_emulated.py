@@ -118,6 +118,14 @@ def test_records_are_read_strictly_and_turned_into_a_modelled_cpi(tmp_path):
         emulated.read_records(f)
 
 
+def test_qemus_own_plugin_abort_is_told_from_a_failed_job(tmp_path):
+    log = tmp_path / "job.log"
+    log.write_text("INFO ...\nERROR:../../plugins/core.c:473:qemu_plugin_vcpu_mem_cb: code should not be reached\n")
+    assert emulated.crashed(log)
+    log.write_text("Exception in thread main: java.lang.OutOfMemoryError\n")
+    assert not emulated.crashed(log) and not emulated.crashed(tmp_path / "missing.log")
+
+
 def test_the_emulated_mode_is_chosen_not_guessed(monkeypatch):
     assert units.counter_mode("auto")["counter_mode"] in ("cpu-time", "instructions")
     monkeypatch.setattr(emulated, "available", lambda: (False, "qemu-x86_64 not found on PATH"))

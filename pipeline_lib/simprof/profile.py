@@ -4,6 +4,7 @@ call-stack snapshots, tasks and counters as tables (docs/simprof.md,
 "Profile tables")."""
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -114,10 +115,19 @@ def profile_job(jar: Path, job: str, data: Path, work_dir: Path, *, partitions: 
         records = work_dir / "emulated-records.txt"
         option = em.plugin_option(em.build_plugin(work_dir / "plugin"), records, emulated)
         java_home = em.java_home(work_dir / "emulated-jdk", option)
-    run = jvm.run_job(jar, job, data, work_dir, partitions=partitions, arg=arg, cores=cores,
-                      driver_memory=driver_memory, profile=profile, perf_events=units.PERF_EVENTS[counter_mode],
-                      log=log, timeout_s=timeout_s, java_home=java_home)
+    for attempt in range(1, (em.ATTEMPTS if records else 1) + 1):
+        try:
+            run = jvm.run_job(jar, job, data, work_dir, partitions=partitions, arg=arg, cores=cores,
+                              driver_memory=driver_memory, profile=profile,
+                              perf_events=units.PERF_EVENTS[counter_mode], log=log, timeout_s=timeout_s,
+                              java_home=java_home)
+            break
+        except jvm.JvmError:
+            if not (records and attempt < em.ATTEMPTS and em.crashed(log)):
+                raise
+            os.replace(log, log.with_name(f"{log.name}.attempt{attempt}"))   # kept; the job runs again
     if records is not None:
+        run["emulation_attempts"] = attempt
         run["perf"] = em.perf_table(em.read_records(records), emulated)
         run["perf_refused"], run["perf_sampler_cpu_s"] = {}, 0.0
     with tempfile.TemporaryDirectory(dir=work_dir) as tmp:

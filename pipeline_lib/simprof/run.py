@@ -142,7 +142,8 @@ def profile_stage(run: str, spec: dict, jar, data, opts: dict, out_dir, log) -> 
               "executor_threads": int(tables["counters"]["java_tid"].nunique()), **mode,
               **{k: info[k] for k in ("perf_threads", "perf_missed_cpu_share", "perf_refused", "perf_cpu_ratio",
                                  "perf_sampler_cpu_s")},
-              "profile": opts["profile"], "cores": opts["cores"]}
+              "profile": opts["profile"], "cores": opts["cores"],
+              **{k: info[k] for k in ("emulation_attempts",) if k in info}}
     write_json(record, out_dir / "run.json")
     _log(f"{run}: {spec['job']} profiled in {time.perf_counter() - t0:.1f} s, {record['snapshots']} snapshots")
     return record
@@ -535,11 +536,15 @@ def _report(info, hom, wide, esum, siz, sens, modes, ovh, described, opts) -> st
                  f"measure over units of {unit} (docs/simprof.md).")
     out += ["", f"Sampling unit: {unit}. Performance measure: `{m}` ({units.MEASURES[mode][m][0]}). {like_seed}", "",
             "## Runs", "",
-            "`perf threads`: executor threads the perf_event sampler beside the job counted (a thread that starts "
-            "and ends between two of its polls is missed; `missed CPU %`: such threads' share of the executor CPU "
-            "time); `perf/JVM CPU`: the "
-            "CPU time the kernel counted for them over the CPU time the JVM reported (1: the sampler follows "
-            "the right threads); `sampler CPU s`: the sampler's own CPU time.", "",
+            ("`perf threads`: executor threads QEMU's plugin counted, every thread of the emulated JVM from "
+             "its first instruction (`missed CPU %`: the executor CPU time of threads it did not count); the "
+             "plugin counts no task clock, so `perf/JVM CPU` is n/a and there is no sampler."
+             if mode == "emulated" else
+             "`perf threads`: executor threads the perf_event sampler beside the job counted (a thread that starts "
+             "and ends between two of its polls is missed; `missed CPU %`: such threads' share of the executor CPU "
+             "time); `perf/JVM CPU`: the "
+             "CPU time the kernel counted for them over the CPU time the JVM reported (1: the sampler follows "
+             "the right threads); `sampler CPU s`: the sampler's own CPU time."), "",
             _table(pd.DataFrame([{"run": i["run"], "job": i["job"], "input": i["input"], "spark-submit s": i["wall_s"],
                                   "snapshots": i["snapshots"], "threads": i["executor_threads"],
                                   "perf threads": i["perf_threads"],
@@ -590,8 +595,9 @@ def _report(info, hom, wide, esum, siz, sens, modes, ovh, described, opts) -> st
             _table(described), ""]
     if ovh:
         out += ["## Profiling overhead", "",
-                "The same run with and without JFR and the SimProf plugin, alternating; spark-submit wall time "
-                "including the JVM's start.", ""]
+                "The same run with and without JFR and the SimProf plugin"
+                + (", the profiled one under QEMU with our counting plugin (emulated mode)" if mode == "emulated"
+                   else "") + ", alternating; spark-submit wall time including the JVM's start.", ""]
         rows = []
         for r, t in ovh:
             plain, prof = t[~t["profiled"]]["wall_s"], t[t["profiled"]]["wall_s"]
