@@ -633,6 +633,8 @@ def test_bad_sweeps_are_named(tmp_path):
 
 def test_simprof_outputs_of_end_to_end_run(ran):
     import pandas as pd
+
+    from pipeline_lib.simprof.run import populations
     d, _ = ran
     sp = d / "results" / "simprof"
     measure = "alloc_mb_per_cpu_s"
@@ -648,17 +650,22 @@ def test_simprof_outputs_of_end_to_end_run(ran):
         u = pd.read_parquet(sp / "phases" / r / "units.parquet")
         ph = pd.read_parquet(sp / "phases" / r / "phases.parquet")
         assert ph["units"].sum() == len(u) >= 20 and ph["points"].sum() == 20 and (ph["points"] >= 1).all()
-        # CODE (the seed's baseline): 20 call-stack phases where 20 distinct mixes exist, one unit each
-        assert (u.groupby("code_phase")["code_representative"].sum() == 1).all()
+        # CODE (the seed's baseline), per executor thread: up to 20 call-stack phases, one unit each
+        assert (u.groupby(["thread", "code_phase"])["code_representative"].sum() == 1).all()
         e = pd.read_parquet(sp / "sampling" / r / "errors.parquet")
-        assert 2 <= u["code_phase"].nunique() <= 20 and e.loc[e["method"] == "CODE", "units"].item() == \
-            u["code_phase"].nunique()
-        assert e.groupby("method").size().to_dict() == {"CODE": 1, "SECOND": 20, "SRS": 20, "SimProf": 20}
-        assert np.allclose(e["oracle"], u[measure].mean())
-        assert (e.loc[e["method"] == "SimProf", "units"] == 20).all()
         sizes = pd.read_parquet(sp / "sampling" / r / "sizes.parquet")
-        assert sizes["target_error"].tolist() == [0.05, 0.02]
-        assert sizes["units"].iloc[0] <= sizes["units"].iloc[1] <= len(u)
+        pops = populations(u, 20)
+        assert sorted(e["thread"].unique()) == sorted(sizes["thread"].unique()) == [t for t, _ in pops]
+        for t, rows in pops:        # each thread with more than 20 units its own population, else all pooled
+            pu, pe = u.iloc[rows], e[e["thread"] == t]
+            assert t == -1 or (len(pu) > 20 and (pu["thread"] == t).all())
+            assert pe.groupby("method").size().to_dict() == {"CODE": 1, "SECOND": 20, "SRS": 20, "SimProf": 20}
+            assert np.allclose(pe["oracle"], pu[measure].mean())
+            assert (pe.loc[pe["method"] == "SimProf", "units"] == 20).all()
+            assert pe.loc[pe["method"] == "CODE", "units"].item() == pu.groupby("thread")["code_phase"].nunique().sum()
+            ps = sizes[sizes["thread"] == t]
+            assert ps["target_error"].tolist() == [0.05, 0.02] and (ps["population"] == len(pu)).all()
+            assert ps["units"].iloc[0] <= ps["units"].iloc[1] <= len(pu)
     hom = pd.read_parquet(sp / "homogeneity.parquet")
     assert hom["run"].tolist() == SP_RUNS and (hom["weighted_cov"] <= hom["max_cov"] + 1e-12).all()
     sens = pd.read_parquet(sp / "sensitivity.parquet")

@@ -19,8 +19,9 @@ What varies between a job's phases -- how much of its working set misses
 branch mispredictions, prefetching, shared caches) it leaves out alike in
 every phase.
 
-Cost: about 11x a plain run's CPU time with instruction counting alone,
-about 24x with the cache model (measured on a JVM; docs/simprof.md).
+Cost, measured on the default configuration's Spark jobs (docs/simprof.md,
+"Emulated mode on the default configuration"): a profile takes 35-85x the
+wall time of one in cpu-time mode, JFR's start-up under emulation included.
 """
 from __future__ import annotations
 
