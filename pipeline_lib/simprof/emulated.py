@@ -148,7 +148,7 @@ def crashed(log) -> bool:
     callback with the callback list of a translation block that was left by
     a signal (the JVM takes SIGSEGV on purpose, for null checks and
     safepoints) and since freed; later QEMU versions clear the list when a
-    block is left.  It struck 1 of the 6 emulated Spark runs measured
+    block is left.  It struck 1 of the 7 emulated Spark runs measured
     (docs/simprof.md), at random, so such a run is simply repeated, up to
     :data:`ATTEMPTS` times."""
     try:
