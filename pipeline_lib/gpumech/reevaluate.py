@@ -26,12 +26,11 @@ import pandas as pd
 from ..sim.hardware import occupancy
 from ..sim.simulator import global_bb_ids, kernel_tables
 from ..sim.trace_reader import LaunchTrace, TraceDir
-from .analysis import Collected, collected_from_frame, contention_setup
+from .analysis import collected_from_frame, contention_setup
 from .contention import DEFAULT_SYNC, predict_contention
 from .model import POLICIES, check_profile
 from . import sampled
 from .sampled import Sampling
-from .scheduled import ScheduledCollector
 
 
 class Reevaluation:
@@ -87,20 +86,8 @@ class Reevaluation:
         policy = policy or hw["scheduler"]
         static = self._static(hw)
         totals = {int(L["launch"]): self.collected[(int(L["launch"]), policy)].totals for L in self.launches}
-        if sampling is not None:
-            return sampled.collect(self.trace, hw, policy, static, sampled.plan(self.trace, hw, sampling), totals,
-                                   sampling)[0]
-        col = ScheduledCollector(hw, policy)
-        out = {}
-        for L in self.launches:
-            lid = int(L["launch"])
-            occ = occupancy(hw, int(L["threads_per_block"]), int(L["regs_per_thread"]), int(L["shared_bytes"]))
-            counts = col.run(self.trace.launch_trace(lid), static[L["kernel"]], int(L["n_blocks"]),
-                             int(L["warps_per_block"]), occ["sm_occupancy"])
-            got = Collected.of(col, counts)
-            got.totals = totals[lid]
-            out[(lid, policy)] = got
-        return out
+        the_plan = sampled.full_plan(self.trace) if sampling is None else sampled.plan(self.trace, hw, sampling)
+        return sampled.collect(self.trace, hw, policy, static, the_plan, totals, sampling or Sampling())[0]
 
     def predict(self, hw: dict, policy: str | None = None, sync: dict | None = None,
                 collected: dict | None = None) -> pd.DataFrame:

@@ -131,6 +131,22 @@ def launch_parts(blocks, epoch_size: int, s: Sampling) -> list[Part]:
     return parts
 
 
+def _whole(blocks) -> list[Part]:
+    """A launch's blocks (its rows of the blocks table) as one part."""
+    return [] if blocks is None or not len(blocks) else [Part(np.sort(blocks["block"].to_numpy(np.int64)))]
+
+
+def full_plan(trace) -> Plan:
+    """Every launch collected whole, as its own representative: the full
+    collection, which :func:`collect` then gives exactly (no warming is
+    needed, every part following the one before)."""
+    L = trace.launches.sort_values("launch")
+    by_launch = trace.blocks_by_launch()
+    ids = [int(a) for a in L["launch"]]
+    return Plan({a: a for a in ids}, {a: _whole(by_launch.get(a)) for a in ids},
+                {int(a): int(w) for a, w in zip(L["launch"], L["warp_instrs"])})
+
+
 def plan(trace, hw: dict, sampling: Sampling = Sampling()) -> Plan:
     """The sampled collection of ``trace`` on ``hw`` (only its occupancy
     fields matter here)."""
@@ -147,12 +163,8 @@ def plan(trace, hw: dict, sampling: Sampling = Sampling()) -> Plan:
             continue
         occ = occupancy(hw, int(row["threads_per_block"]), int(row["regs_per_thread"]), int(row["shared_bytes"]))
         b = by_launch.get(lid)
-        if b is None or not len(b):
-            p.parts[lid] = []
-        elif sampling.regions:
-            p.parts[lid] = launch_parts(b, occ["system_occupancy"], sampling)
-        else:
-            p.parts[lid] = [Part(np.sort(b["block"].to_numpy(np.int64)))]
+        p.parts[lid] = (launch_parts(b, occ["system_occupancy"], sampling)
+                        if sampling.regions and b is not None and len(b) else _whole(b))
     return p
 
 
@@ -180,7 +192,7 @@ def collect(trace, hw: dict, policy: str, static: dict, the_plan: Plan, totals: 
         warming.ran(lid, blocks)
         ran_instrs += col.issued
         return [c.astype(float), col.slice_requests.astype(float), col.channel_transfers.astype(float),
-                col.in_step * col.issued, float(col.issued)], _memory_cycles(c, hw, col.issued)
+                float(col.in_step_issues), float(col.issued)], _memory_cycles(c, hw, col.issued)
 
     rep_got = {}
     for lid in sorted(the_plan.parts):

@@ -330,6 +330,7 @@ class ScheduledCollector(CacheCollector):
         self.clock = 0
         self.in_step = 0.0      # of the last launch run (:meth:`run`)
         self.issued = 0         # warp instructions issued in the last launch run
+        self.in_step_issues = 0  # of those, the ones in step (in_step = in_step_issues / issued)
 
     def run(self, trace, P: np.ndarray, n_blocks: int, warps_per_block: int, sm_occupancy: int,
             blocks: np.ndarray | None = None) -> np.ndarray:
@@ -367,4 +368,5 @@ class ScheduledCollector(CacheCollector):
         # the share of issues that repeat the PC another warp of the core just issued: warps in step
         self.in_step = float(G[G_IN_STEP]) / G[G_ISSUED] if G[G_ISSUED] else 0.0
         self.issued = int(G[G_ISSUED])
+        self.in_step_issues = int(G[G_IN_STEP])
         return out

@@ -157,16 +157,18 @@ def crashed(log) -> bool:
         return False
 
 
-def java_home(directory: Path, plugin: str) -> Path:
+def java_home(directory: Path, records: Path, model: dict) -> Path:
     """A JAVA_HOME whose ``bin/java`` runs the installed JVM under QEMU with
-    ``plugin`` (a :func:`plugin_option`).  Spark's launcher (which only
-    builds the command line) runs natively."""
+    our plugin (built into ``directory``), which writes its records to
+    ``records`` with the cache geometry of ``model`` (:func:`plugin_option`).
+    Spark's launcher (which only builds the command line) runs natively."""
+    home = Path(directory)
+    plugin = plugin_option(build_plugin(home / "lib"), records, model)
     real = shutil.which("java")
     if real is None:
         raise EmulationError("'java' not found on PATH: SimProf needs a JDK 17 or newer")
     real = os.path.realpath(real)
     qemu = qemu_binary()
-    home = Path(directory)
     (home / "bin").mkdir(parents=True, exist_ok=True)
     script = home / "bin" / "java"
     script.write_text("#!/bin/sh\n"

@@ -113,8 +113,7 @@ def profile_job(jar: Path, job: str, data: Path, work_dir: Path, *, partitions: 
         if not emulated:
             raise ValueError("the emulated counter mode needs simprof.emulated (cache geometry and CPI model)")
         records = work_dir / "emulated-records.txt"
-        option = em.plugin_option(em.build_plugin(work_dir / "plugin"), records, emulated)
-        java_home = em.java_home(work_dir / "emulated-jdk", option)
+        java_home = em.java_home(work_dir / "emulated-jdk", records, emulated)
     for attempt in range(1, (em.ATTEMPTS if records else 1) + 1):
         try:
             run = jvm.run_job(jar, job, data, work_dir, partitions=partitions, arg=arg, cores=cores,

@@ -160,11 +160,9 @@ def overhead_stage(spec: dict, jar, data, opts: dict, repeats: int, out, log) ->
             for profiled in (False, True):
                 w = Path(work) / f"{r}-{int(profiled)}"
                 job_log = w.with_suffix(".log")
-                home = None
-                if profiled and mode == "emulated":      # the profiled run under QEMU and the plugin
-                    option = emulated.plugin_option(emulated.build_plugin(Path(work) / "plugin"),
-                                                    w.with_suffix(".records"), opts["emulated"])
-                    home = emulated.java_home(w.with_suffix(".jdk"), option)
+                # the profiled run of the emulated mode runs under QEMU and the plugin
+                home = (emulated.java_home(w.with_suffix(".jdk"), w.with_suffix(".records"), opts["emulated"])
+                        if profiled and mode == "emulated" else None)
                 res = jvm.run_job(Path(jar), spec["job"], Path(data), w, partitions=spec["partitions"],
                                   arg=spec["arg"], profile=opts["profile"] if profiled else None,
                                   perf_events=units.PERF_EVENTS[mode] if profiled else None, log=job_log,
