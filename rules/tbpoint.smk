@@ -94,6 +94,7 @@ rule tbpoint_sample:
             ipc_tolerance=TBP["ipc_tolerance"],
             functional_warming=TBP["functional_warming"],
             warming_rule=TBP["warming_rule"],
+            launch_rule=TBP["launch_rule"],
             progress_s=CONFIG["simulate"]["progress_s"],
             code_version=f"{SIMULATOR_VERSION}/{TBPOINT_VERSION}",
         ),

@@ -10,4 +10,5 @@ with job_log(sm):
     sample_stage(sm.wildcards.wl, Path(sm.input.check).parent, dict(p.hw),
                  sm.input.inter if p.inter else None, sm.input.regions if p.intra else None,
                  p.ipc_tolerance, sm.output.table, sm.output.summary, sm.output.host_time, progress_s=p.progress_s,
-                 functional_warming=p.functional_warming, warming_rule=p.warming_rule)
+                 functional_warming=p.functional_warming, warming_rule=p.warming_rule,
+                 launch_rule=p.launch_rule)

@@ -363,6 +363,78 @@ def test_inter_launch_sampling_predicts_at_the_representatives_cpi(lbm_trace, sm
     np.testing.assert_allclose(s["predicted_cycles"], s["total_warp_instrs"] * cpi)
 
 
+def _drive(policy, cpis, instrs=1000):
+    """Run ``policy``'s launch hooks as the simulator would, without one:
+    each launch it selects 'takes' cpis[launch] x instrs cycles.  Returns
+    the selected launches and every launch's predicted cycles."""
+    from types import SimpleNamespace
+    selected = []
+    for lid, cpi in enumerate(cpis):
+        if policy.select_launch({"launch": lid}):
+            selected.append(lid)
+            policy.launch_begin(SimpleNamespace(n_blocks=0, launch={"launch": lid}, system_occupancy=1,
+                                                blocks=pd.DataFrame({"warp_instrs": np.zeros(0, np.int64)})))
+            policy.launch_end({"launch": lid, "cycles": cpi * instrs, "warp_instrs": instrs,
+                               "skipped_warp_instrs": 0})
+    rows = {lid: {"warp_instrs": instrs} for lid in selected}
+    pred = [policy.predict({"launch": lid, "warp_instrs": instrs}, rows.get(lid)) for lid in range(len(cpis))]
+    return selected, np.array(pred)
+
+
+def test_the_launch_rule_simulates_more_launches_of_a_noisier_cluster():
+    from pipeline_lib.tbpoint.policy import TBPointPolicy
+    # two kernels of 10 launches each, interleaved; one cluster per kernel, represented by its middle launch
+    quiet = [2.00, 2.01, 1.99, 2.00, 2.01, 2.00, 1.99, 2.00, 2.01, 2.00]
+    noisy = [2.0, 2.6, 1.6, 2.4, 1.7, 2.5, 1.5, 2.6, 1.8, 2.3]
+    cpis = [c for pair in zip(quiet, noisy) for c in pair]
+    inter = pd.DataFrame({"launch": np.arange(20), "cluster": np.arange(20) % 2,
+                          "representative": np.where(np.arange(20) % 2 == 0, 10, 11)})
+    sel, pred = _drive(TBPointPolicy(inter, None, 0.10, launch_rule="confidence"), cpis)
+    n_quiet = sum(1 for lid in sel if lid % 2 == 0)
+    n_noisy = sum(1 for lid in sel if lid % 2 == 1)
+    assert n_quiet == 2 and n_noisy > n_quiet
+    assert min(sel) == 10                              # nothing before the representatives
+    # a launch not simulated is predicted at the ratio estimate of its cluster's simulated launches
+    noisy_sel = [lid for lid in sel if lid % 2 == 1]
+    np.testing.assert_allclose(pred[1], 1000 * np.mean([cpis[lid] for lid in noisy_sel]))
+    # the seed's rule: one launch per cluster, the representative's CPI for all
+    sel, pred = _drive(TBPointPolicy(inter, None, 0.10, launch_rule="representative"), cpis)
+    assert sel == [10, 11]
+    np.testing.assert_allclose(pred[::2], 1000 * cpis[10])
+
+
+def test_enough_launches_needs_two_and_uses_the_finite_population():
+    from pipeline_lib.tbpoint.warming import enough_launches
+    assert enough_launches([3.0], 1, 0.1)              # a cluster of one launch
+    assert not enough_launches([3.0], 5, 0.1)          # one launch shows no spread
+    assert enough_launches([3.0, 3.01], 5, 0.1)
+    assert not enough_launches([3.0, 3.6, 2.6], 100, 0.1)
+    assert enough_launches([3.0, 3.6, 2.6], 3, 0.1)    # the whole cluster: the mean is exact
+    with pytest.raises(ValueError, match="launch_rule"):
+        from pipeline_lib.tbpoint.policy import TBPointPolicy
+        TBPointPolicy(None, None, launch_rule="all")
+
+
+def test_the_launch_rule_in_the_simulator_averages_the_launches_it_simulates(lbm_trace, small_gpu):
+    from pipeline_lib.tbpoint.policy import TBPointPolicy
+    from pipeline_lib.tbpoint.run import run_sampled_rows
+    from pipeline_lib.sim.simulator import Simulator
+    f = launch_features(lbm_trace.launches)
+    inter = InterLaunchSampler(0.1).fit(f).table(f)     # three identical launches, the middle one represents
+    pol = TBPointPolicy(inter, None, launch_rule="confidence")
+    res = Simulator(small_gpu, lbm_trace).run(pol)
+    rows = run_sampled_rows(lbm_trace, res, pol)
+    assert rows["simulated"].tolist() == [False, True, True]
+    assert rows["sources"].tolist() == [2, 1, 1]
+    sim = rows[rows["simulated"]]
+    cpi = sim["predicted_cycles"].sum() / sim["total_warp_instrs"].sum()
+    r0 = rows.iloc[0]
+    np.testing.assert_allclose(r0["predicted_cycles"], r0["total_warp_instrs"] * cpi)
+    l1 = res.launches.set_index("launch").loc[[1, 2]]
+    np.testing.assert_allclose(r0["l1_misses"], l1["l1_misses"].sum() / l1["warp_instrs"].sum()
+                               * r0["total_warp_instrs"])
+
+
 # -- 3.5.1 baselines ----------------------------------------------------------------------
 def _units(phases):
     """Units from (count, bbv dict, cycles per unit) phases; 1000 instructions each."""

@@ -8,14 +8,16 @@ import numpy as np
 import pandas as pd
 
 from ..sim.sampling import SamplingPolicy
-from .warming import region_ipc
+from .warming import LAUNCH_RULES, enough_launches, region_ipc
 
 NORMAL, WARMING = 0, 1
 
 
 class TBPointPolicy(SamplingPolicy):
-    """Simulate only each inter-launch cluster's representative and, inside a
-    simulated launch, sample its homogeneous regions.
+    """Simulate only each inter-launch cluster's representative (or, under
+    the ``confidence`` launch rule, as many of its launches as the spread of
+    their CPIs needs) and, inside a simulated launch, sample its homogeneous
+    regions.
 
     A sampling unit is the lifetime of a specified block: the launch's first
     dispatched block, then, when it retires, the next block dispatched.  At
@@ -45,6 +47,18 @@ class TBPointPolicy(SamplingPolicy):
         (ours; the seed leaves the caches as they were, 3.5.3).
     warming_rule : str
         ``consecutive`` (the seed) or ``confidence`` (ours), :mod:`.warming`.
+    launch_rule : str
+        ``representative`` (the seed, 3.3): one launch per cluster;
+        ``confidence`` (ours, :func:`.warming.enough_launches`): from the
+        representative on, in launch order, the cluster's launches are
+        simulated until the confidence interval of their mean CPI is within
+        ``ipc_tolerance``; every launch of the cluster not simulated (before
+        the representative or after the stop) is predicted at the ratio of
+        the simulated launches' predicted cycles to their instructions.
+        Launches before the representative are not candidates because the
+        decision to simulate a launch is taken when the simulator reaches
+        it, and the representative (the middle of identical launches) is
+        the first the rule sees.
 
     After the run, :attr:`launch_log` has one row per simulated launch with
     the skipped instructions per region and the predicted region IPCs.
@@ -52,7 +66,10 @@ class TBPointPolicy(SamplingPolicy):
 
     def __init__(self, inter: pd.DataFrame | None = None, regions: pd.DataFrame | None = None,
                  ipc_tolerance: float = 0.10, functional_warming: bool = False,
-                 warming_rule: str = "consecutive"):
+                 warming_rule: str = "consecutive", launch_rule: str = "representative"):
+        if launch_rule not in LAUNCH_RULES:
+            raise ValueError(f"tbpoint.launch_rule: {launch_rule!r} is not one of {', '.join(LAUNCH_RULES)}")
+        self.launch_rule = launch_rule
         self.ipc_tolerance = ipc_tolerance
         self.warming_rule = warming_rule
         region_ipc(warming_rule, [], ipc_tolerance)      # an unknown rule fails here, before simulating
@@ -61,6 +78,11 @@ class TBPointPolicy(SamplingPolicy):
         self.watch_blocks = self.intra
         self._rep_of = ({int(a): int(b) for a, b in zip(inter["launch"], inter["representative"])}
                         if inter is not None else None)
+        self._cluster_of = ({int(a): int(b) for a, b in zip(inter["launch"], inter["cluster"])}
+                            if inter is not None else {})
+        self._population = ({int(k): len(g) for k, g in inter.groupby("cluster")} if inter is not None else {})
+        self._simulated: dict[int, list[int]] = {}     # cluster -> its simulated launches, in order
+        self._enough: set[int] = set()                 # clusters whose sample is complete
         self._regions = ({int(k): g.sort_values("region") for k, g in regions.groupby("launch")}
                          if regions is not None else {})
         self._rows: dict[int, dict] = {}
@@ -69,11 +91,27 @@ class TBPointPolicy(SamplingPolicy):
 
     # -- inter-launch ------------------------------------------------------------
     def representative_of(self, launch: int) -> int:
-        """The launch whose simulation predicts ``launch``."""
+        """The cluster's representative (the first launch of it simulated)."""
         return launch if self._rep_of is None else self._rep_of[int(launch)]
 
+    def sources_of(self, launch: int) -> list[int]:
+        """The simulated launches whose figures predict ``launch``: itself
+        if it was simulated, else its cluster's simulated launches."""
+        lid = int(launch)
+        if self._rep_of is None or lid in self._rows:
+            return [lid]
+        return self._simulated[self._cluster_of[lid]]
+
     def select_launch(self, launch: dict) -> bool:
-        return self._rep_of is None or self._rep_of[int(launch["launch"])] == int(launch["launch"])
+        if self._rep_of is None:
+            return True
+        lid = int(launch["launch"])
+        rep = self._rep_of[lid]
+        if lid == rep:
+            return True
+        if self.launch_rule == "representative" or lid < rep:
+            return False
+        return self._cluster_of[lid] not in self._enough
 
     # -- intra-launch ------------------------------------------------------------
     def launch_begin(self, control) -> None:
@@ -137,6 +175,14 @@ class TBPointPolicy(SamplingPolicy):
         for r, n in self._skipped.items():
             cycles += n / self._region_ipc[r]
         self._pred[lid] = cycles
+        if self._rep_of is not None:
+            c = self._cluster_of[lid]
+            members = self._simulated.setdefault(c, [])
+            members.append(lid)
+            cpis = [self._pred[m] / self._instrs(m) for m in members]
+            if self.launch_rule == "representative" or enough_launches(cpis, self._population[c],
+                                                                        self.ipc_tolerance):
+                self._enough.add(c)
         self.launch_log.append({"launch": lid, "units": self._units,
                                 "regions_sampled": len(self._region_ipc),
                                 "skipped_intra": int(sum(self._skipped.values())),
@@ -150,6 +196,11 @@ class TBPointPolicy(SamplingPolicy):
         if row is not None:
             return self._pred[lid]
         # Table 4, inter-launch: the launch runs at its representative's CPI
-        rep = self._rep_of[lid]
-        rep_instrs = self._rows[rep]["warp_instrs"] + self._rows[rep]["skipped_warp_instrs"]
-        return float(launch["warp_instrs"]) * self._pred[rep] / rep_instrs
+        # (the seed), or at the ratio estimate of its cluster's simulated
+        # launches (ours; the same with one)
+        src = self.sources_of(lid)
+        return float(launch["warp_instrs"]) * sum(self._pred[m] for m in src) / sum(self._instrs(m) for m in src)
+
+    def _instrs(self, lid: int) -> int:
+        row = self._rows[lid]
+        return int(row["warp_instrs"] + row["skipped_warp_instrs"])

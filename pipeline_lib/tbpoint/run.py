@@ -39,8 +39,9 @@ EPOCHS = [("launch", I32, ""), ("epoch_size", I32, "system occupancy of the laun
           ("region", I32, "homogeneous region, -1 if none")]
 REGIONS = [("launch", I32, ""), ("region", I32, ""), ("cluster", I32, ""), ("start_block", I64, ""),
            ("end_block", I64, "inclusive"), ("first_epoch", I64, ""), ("n_epochs", I64, "")]
-SAMPLED = [("launch", I32, ""), ("kernel", STR, ""), ("simulated", BOOL, "simulated (an inter-launch representative)"),
-           ("representative", I32, "launch whose CPI predicts this one"),
+SAMPLED = [("launch", I32, ""), ("kernel", STR, ""), ("simulated", BOOL, "simulated (chosen by the launch rule)"),
+           ("representative", I32, "its cluster's representative (the first of its launches simulated)"),
+           ("sources", I32, "simulated launches whose CPI predicts this one (itself if simulated)"),
            ("simulated_cycles", I64, ""), ("simulated_warp_instrs", I64, ""),
            ("skipped_inter", I64, "warp instructions skipped by inter-launch sampling"),
            ("skipped_intra", I64, "warp instructions skipped inside simulated launches"),
@@ -82,14 +83,14 @@ def regions_stage(wl: str, trace_dir, hw: dict, hw_name: str, sigma: float, max_
 
 def sample_stage(wl: str, trace_dir, hw: dict, inter_path, regions_path, ipc_tolerance: float, out,
                  summary_out, host_time_out, progress_s: float = 0.0, functional_warming: bool = True,
-                 warming_rule: str = "confidence") -> dict:
+                 warming_rule: str = "confidence", launch_rule: str = "confidence") -> dict:
     """TBPoint sampled simulation of one workload: the per-launch table, a
     summary and the host time (a file of its own, see simulate_workload)."""
     t0 = time.perf_counter()
     tr = TraceDir(trace_dir)
     inter = pd.read_parquet(inter_path) if inter_path else None
     regions = pd.read_parquet(regions_path) if regions_path else None
-    policy = TBPointPolicy(inter, regions, ipc_tolerance, functional_warming, warming_rule)
+    policy = TBPointPolicy(inter, regions, ipc_tolerance, functional_warming, warming_rule, launch_rule)
     sim = Simulator(hw, tr, progress_s=progress_s, label=f"{wl} on {hw['name']} (TBPoint)")
     res = sim.run(policy)
     rows = run_sampled_rows(tr, res, policy)
@@ -106,8 +107,8 @@ def run_sampled_rows(tr: TraceDir, res, policy: TBPointPolicy) -> pd.DataFrame:
     """Per-launch table of a finished TBPoint run: the Table 4 accounting of
     :func:`~pipeline_lib.sim.sampling.sampled_rows`, the skipped
     instructions split between inter- and intra-launch sampling, and cache
-    traffic predicted from the launch (or its representative) scaled to the
-    launch's instructions."""
+    traffic predicted from the launch (or its cluster's simulated launches)
+    scaled to the launch's instructions."""
     t = sampled_rows(tr.launches, res.launches, policy)
     L = tr.launches.sort_values("launch", ignore_index=True)
     sim = res.launches.set_index("launch")
@@ -116,10 +117,13 @@ def run_sampled_rows(tr: TraceDir, res, policy: TBPointPolicy) -> pd.DataFrame:
     skipped = t.pop("skipped_warp_instrs")
     t.insert(6, "skipped_inter", np.where(t["simulated"], 0, skipped))
     t.insert(7, "skipped_intra", np.where(t["simulated"], skipped, 0))
-    src = sim.loc[t["representative"]]
-    scale = t["total_warp_instrs"].to_numpy(float) / np.maximum(1, src["warp_instrs"].to_numpy())
+    sources = [policy.sources_of(lid) for lid in t["launch"]]
+    t.insert(4, "sources", np.array([len(x) for x in sources], np.int32))
+    sums = {c: np.array([sim.loc[x, c].sum() for x in sources], float)
+            for c in ("warp_instrs", "l1_accesses", "l1_misses", "l2_accesses", "l2_misses")}
+    scale = t["total_warp_instrs"].to_numpy(float) / np.maximum(1, sums["warp_instrs"])
     for c in ("l1_accesses", "l1_misses", "l2_accesses", "l2_misses"):
-        t[c] = src[c].to_numpy() * scale
+        t[c] = sums[c] * scale
     return t
 
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-__all__ = ["WARMING_RULES", "CONFIDENCE", "consecutive", "confidence", "mser_truncation", "region_ipc"]
+__all__ = ["WARMING_RULES", "LAUNCH_RULES", "CONFIDENCE", "consecutive", "confidence", "mser_truncation", "region_ipc",
+           "enough_launches"]
 
 CONFIDENCE = 0.95
 
@@ -79,3 +80,41 @@ def region_ipc(rule: str, ipcs, tolerance: float) -> float | None:
     except KeyError:
         raise ValueError(f"tbpoint.warming_rule: {rule!r} is not one of {', '.join(WARMING_RULES)}") from None
     return fn(ipcs, tolerance)
+
+
+#: how many launches of an inter-launch cluster are simulated
+#: (:class:`.policy.TBPointPolicy`): ``representative`` (the seed, 3.3) one,
+#: ``confidence`` (ours) as many as :func:`enough_launches` asks for
+LAUNCH_RULES = ("confidence", "representative")
+
+
+def enough_launches(cpis, population: int, tolerance: float, level: float = CONFIDENCE) -> bool:
+    """Whether the simulated launches of a cluster, with CPIs ``cpis``,
+    estimate the mean CPI of its ``population`` launches well enough: the
+    ``level`` confidence interval of the mean (Student's t, with the finite
+    population correction sqrt(1 - n / N) since the launches are drawn
+    without replacement) is within ``tolerance`` times the mean.
+
+    Ours, after STEM (MICRO 2025), which sizes each cluster's sample from
+    the spread of its launches' execution times by the central limit
+    theorem; it measures that spread on hardware, where we have only the
+    launches simulated so far, so the size is found sequentially: at least
+    two launches unless the cluster has one, then more while the interval
+    is wider than the tolerance.  Deviation from the seed (3.3: one launch
+    per cluster), because launches with identical eq. 6 features can take
+    different times: which SM a block of a later wave lands on depends on
+    timing, and with it the L1 hits (streamcluster's eight identical
+    launches take 41-50 k cycles in one full run).  The tolerance and the
+    level are the warming rule's."""
+    x = np.asarray(cpis, float)
+    n = len(x)
+    if n >= population:
+        return True
+    if n < 2:
+        return False
+    mean = float(x.mean())
+    if mean <= 0:
+        return False
+    fpc = np.sqrt(1.0 - n / population)
+    half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * float(x.std(ddof=1)) / np.sqrt(n) * fpc
+    return half <= tolerance * mean
