@@ -1,6 +1,6 @@
 """Host drivers of the CUDA benchmark suite (see docs/workloads.md)."""
-from . import (bfs, blackscholes, cfd, histogram, hotspot, kmeans, lbm, matmul, mri_gridding,  # noqa: F401
-               mst, reduction, spmv, sssp, streamcluster)
+from . import (bfs, bitonic, blackscholes, cfd, conv2d, gather, gemv, histogram, hotspot, kmeans,  # noqa: F401
+               lbm, matmul, mri_gridding, mst, nbody, nw, reduction, scan, spmv, sssp, stencil3d, streamcluster)
 from .base import REGISTRY, CheckError, Workload
 
 __all__ = ["REGISTRY", "CheckError", "Workload", "get"]
