@@ -91,6 +91,31 @@ def test_kernel_scaled_features_keep_sigma_relative_within_each_kernel():
         launch_features(_launches(rows), "application")
 
 
+def test_log_scaled_features_keep_launches_of_very_different_sizes_apart():
+    """sssp-rmat's paper input: the relax launches' sizes, from millions of
+    warp instructions down to 118.  Divided by the kernel's mean, every
+    launch under a few per cent of the mean is within sigma of the others
+    (146,750 and 118 in one cluster); on the log scale each stands apart,
+    while launches 2% apart still merge."""
+    sizes = (406_411, 11_345_303, 20_263_643, 14_253_194, 2_984_813, 764_008, 146_750, 19_453, 2_552, 250, 118)
+    rows = [(i, "relax", s * 8, s, s // 2, 0.0) for i, s in enumerate(sizes)]
+    f_k, f_l = launch_features(_launches(rows), "kernel"), launch_features(_launches(rows), "log")
+    lab_k = InterLaunchSampler(0.1).fit(f_k).labels_
+    lab_l = InterLaunchSampler(0.1).fit(f_l).labels_
+    assert lab_k[6] == lab_k[7] == lab_k[8] == lab_k[9] == lab_k[10]     # 146,750 down to 118: one cluster
+    assert len(set(lab_l.tolist())) == len(sizes)
+    twins = launch_features(_launches(rows + [(11, "relax", 20_670_000 * 8, 20_670_000, 20_670_000 // 2, 0.0)]),
+                            "log")
+    lab = InterLaunchSampler(0.1).fit(twins).labels_
+    assert lab[2] == lab[11]                            # 20.26 M and 20.67 M: 2% apart
+    # near the kernel's mean the log distance is about the seed's distance
+    mean = np.mean(sizes)
+    near = launch_features(_launches([(0, "k", mean * 8, mean, mean // 2, 0.0),
+                                      (1, "k", mean * 8.8, mean * 1.1, mean * 1.1 // 2, 0.0)]), "log")
+    d = np.linalg.norm(near[FEATURES].to_numpy()[0] - near[FEATURES].to_numpy()[1])
+    assert d == pytest.approx(np.sqrt(3) * np.log(1.1), rel=1e-3)
+
+
 def test_closest_to_centre_ties_go_to_the_lowest_index():
     assert closest_to_centre(np.array([0.0, 1.0]), np.array([0, 0])).tolist() == [0]
 
