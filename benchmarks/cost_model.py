@@ -1,0 +1,254 @@
+"""Projected CPU-hours of a configuration's whole run, stage by stage, from
+measured per-job times.
+
+    .venv/bin/python benchmarks/cost_model.py [--config config/paper.yaml] [--measured DIR ...]
+
+The jobs are those of a dry run with every output forced (``snakemake -n
+--forceall``): a run from scratch.  A job's cost is
+
+- its own time, where a log of the same job (same log path) holds a
+  ``rule <name>: done in <s> s`` line from an earlier run;
+- else, for rules whose work grows with the workload's warp instructions
+  (trace, the simulations, TBPoint's sampled runs, GPUMech's collection),
+  the seconds per warp instruction of that rule measured on the same
+  benchmark (any size, any results directory given with ``--measured``),
+  or on every benchmark when the benchmark has none, times the job's warp
+  instructions (times its points for a sweep batch);
+- else the median time of the rule's measured jobs.
+
+Warp instructions of a workload come from its trace (``launches.parquet``)
+in any of the results directories, matched on benchmark, size, seed and
+parameters.  Jobs that could be costed neither way are counted and named.
+A check line compares, for the jobs that were measured, the time projected
+from the other sizes' rates with the measured one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pipeline_lib.config import read_yaml, validate  # noqa: E402
+
+#: rules whose work grows with the workload's warp instructions
+PER_INSTRUCTION = {"trace", "simulate", "gpumech_sim_stalls", "tbpoint_sample", "gpumech_analyse", "sweep_batch"}
+DONE = re.compile(r"rule (\w+): done in ([0-9.]+) s")
+
+
+def dry_run_jobs(configs: list[str]) -> list[dict]:
+    """rule, log path and wildcards of every job of a run from scratch."""
+    cmd = [str(ROOT / ".venv" / "bin" / "snakemake"), "--configfile", *configs, "-n", "--forceall",
+           "--cores", "1"]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"dry run failed:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
+    jobs, cur = [], None
+    for line in (out.stdout + out.stderr).splitlines():
+        m = re.match(r"^(?:local)?rule (\w+):$", line)
+        if m:
+            cur = {"rule": m.group(1), "log": None, "wildcards": {}}
+            jobs.append(cur)
+        elif cur is not None and line.startswith("    log: "):
+            cur["log"] = line.split(": ", 1)[1].split(",")[0].strip()
+        elif cur is not None and line.startswith("    wildcards: "):
+            cur["wildcards"] = dict(kv.split("=", 1) for kv in line.split(": ", 1)[1].split(", "))
+    return [j for j in jobs if j["rule"] != "all"]
+
+
+def logged_seconds(path: Path) -> float | None:
+    if not path.is_file():
+        return None
+    hits = DONE.findall(path.read_text(errors="replace"))
+    return float(hits[-1][1]) if hits else None
+
+
+def trace_index(dirs: list[Path]) -> dict:
+    """(benchmark, size, seed, params json) -> warp instructions, from the traces found."""
+    out = {}
+    for d in dirs:
+        for check in sorted(d.glob("traces/*/check.json")):
+            c = json.loads(check.read_text())
+            launches = check.parent / "launches.parquet"
+            if c.get("check") != "passed" or not launches.is_file():
+                continue
+            key = (c["workload"], c["size"], int(c["seed"]), json.dumps(c["params"], sort_keys=True))
+            out[key] = int(pd.read_parquet(launches, columns=["warp_instrs"])["warp_instrs"].sum())
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--config", nargs="+", default=["config/paper.yaml"])
+    ap.add_argument("--measured", nargs="*", default=None,
+                    help="results directories with logs and traces of earlier runs (default: every results* here)")
+    args = ap.parse_args()
+    cfg = validate(read_yaml(ROOT / args.config[0]) if len(args.config) == 1 else
+                   _merged(args.config), source=", ".join(args.config))
+    results = ROOT / cfg["results_dir"]
+    measured = [ROOT / m for m in args.measured] if args.measured is not None else \
+        sorted(p for p in ROOT.glob("results*") if p.is_dir())
+    if results not in measured:
+        measured.insert(0, results)
+    from pipeline_lib.workloads.registry_info import check_params
+
+    traces = trace_index(measured)
+
+    def instrs(spec: dict) -> int | None:
+        params = check_params(spec["benchmark"], spec["size"], spec.get("params") or {})
+        return traces.get((spec["benchmark"], spec["size"], int(spec["seed"]), json.dumps(params, sort_keys=True)))
+
+    wl_instrs = {w: instrs(s) for w, s in cfg["workloads"].items()}
+    batch = {name: int(s.get("batch", 1)) for name, s in cfg.get("sweeps", {}).items()}
+
+    # measured seconds per warp instruction, per (rule, benchmark), from every log found
+    rate_jobs = defaultdict(list)
+    const = defaultdict(list)
+    for d in measured:
+        for run_json in d.glob("simprof/profiles/*/run.json"):
+            const["simprof_profile"].append(_profile_cpu_seconds(run_json))
+        instrs_in = _instrs_in(d)
+        for log in d.glob("logs/**/*.log"):
+            s = logged_seconds(log)
+            if s is None:
+                continue
+            rule = log.relative_to(d / "logs").parts[0].removesuffix(".log")
+            const[rule].append(s)
+            wl = _workload_of_log(log, d, rule)
+            n = instrs_in(wl)
+            if rule in PER_INSTRUCTION and n:
+                work = n * (_points_logged(log) if rule == "sweep_batch" else 1)
+                rate_jobs[rule, _benchmark(wl, d)].append((s, work))
+    rate = {}
+    for (rule, bench), pairs in rate_jobs.items():
+        rate[rule, bench] = sum(s for s, _ in pairs) / sum(w for _, w in pairs)
+    for rule in {r for r, _ in rate_jobs}:
+        pairs = [p for (r, _), ps in rate_jobs.items() if r == rule for p in ps]
+        rate[rule, None] = sum(s for s, _ in pairs) / sum(w for _, w in pairs)
+
+    jobs = dry_run_jobs(args.config)
+    rows, check = [], []
+    for j in jobs:
+        rule, wc = j["rule"], j["wildcards"]
+        wl = wc.get("wl")
+        own = logged_seconds(ROOT / j["log"]) if j["log"] else None
+        if own is None and rule == "simprof_profile":     # a Spark job's log is the JVM's; run.json has its time
+            own = _profile_cpu_seconds(results / "simprof" / "profiles" / wc["run"] / "run.json")
+        proj, how = None, "unmeasured"
+        if rule in PER_INSTRUCTION and wl and wl_instrs.get(wl):
+            work = wl_instrs[wl] * (batch.get(wc.get("sweep"), 1) if rule == "sweep_batch" else 1)
+            bench = cfg["workloads"][wl]["benchmark"]
+            r = rate.get((rule, bench)) or rate.get((rule, None))
+            if r:
+                proj, how = r * work, "rate"
+        if proj is None and const.get(rule):
+            proj, how = float(np.median(const[rule])), "median"
+        if own is not None:
+            if how == "rate":
+                check.append((rule, own, proj))
+            proj, how = own, "logged"
+        rows.append({"rule": rule, "seconds": proj if proj is not None else 0.0, "how": how})
+    t = pd.DataFrame(rows)
+    by = t.groupby("rule").agg(jobs=("seconds", "size"), cpu_hours=("seconds", lambda s: s.sum() / 3600),
+                               logged=("how", lambda h: int((h == "logged").sum())),
+                               from_rate=("how", lambda h: int((h == "rate").sum())),
+                               from_median=("how", lambda h: int((h == "median").sum())),
+                               unmeasured=("how", lambda h: int((h == "unmeasured").sum())))
+    by = by.sort_values("cpu_hours", ascending=False)
+    print(f"Projected run of {' + '.join(args.config)} from scratch: {len(t)} jobs, "
+          f"{t['seconds'].sum() / 3600:.1f} CPU-hours")
+    print(f"(measured logs and traces from: {', '.join(str(m.relative_to(ROOT)) for m in measured)})\n")
+    print(f"{'rule':24s} {'jobs':>6s} {'CPU-h':>8s} {'logged':>7s} {'rate':>6s} {'median':>7s} {'none':>5s}")
+    for rule, r in by.iterrows():
+        print(f"{rule:24s} {int(r.jobs):6d} {r.cpu_hours:8.2f} {int(r.logged):7d} {int(r.from_rate):6d} "
+              f"{int(r.from_median):7d} {int(r.unmeasured):5d}")
+    none = sorted(t.loc[t["how"] == "unmeasured", "rule"].unique())
+    if none:
+        print(f"\nno measurement at all for: {', '.join(none)} (counted as 0)")
+    medians = sorted(t.loc[t["how"] == "median", "rule"].unique())
+    if medians:
+        print(f"the median of the rule's measured jobs, whatever their inputs, for: {', '.join(medians)}")
+    missing = sorted({w for w, n in wl_instrs.items() if n is None})
+    if missing:
+        print(f"\nno trace found for: {', '.join(missing)} (their per-instruction jobs fall back to medians)")
+    if check:
+        c = pd.DataFrame(check, columns=["rule", "measured", "projected"])
+        ratio = c["projected"].sum() / c["measured"].sum()
+        print(f"\ncheck: {len(c)} measured jobs projected from the rates would total {c['projected'].sum() / 3600:.2f} "
+              f"CPU-hours against {c['measured'].sum() / 3600:.2f} measured (x{ratio:.2f}); per rule: " +
+              ", ".join(f"{r} x{g['projected'].sum() / g['measured'].sum():.2f}" for r, g in c.groupby("rule")))
+
+
+def _profile_cpu_seconds(run_json: Path) -> float | None:
+    """A SimProf profile's wall time times the cores it was given."""
+    if not run_json.is_file():
+        return None
+    r = json.loads(run_json.read_text())
+    return float(r["wall_s"]) * int(r.get("cores", 1))
+
+
+def _merged(configs):
+    cfg = {}
+    for c in configs:
+        cfg = _deep_update(cfg, read_yaml(ROOT / c))
+    return cfg
+
+
+def _deep_update(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = _deep_update(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _workload_of_log(log: Path, d: Path, rule: str) -> str | None:
+    """The workload a job's log belongs to: logs are <rule>/<wl>.log,
+    <rule>/<wl>/<hw>.log or <rule>/<sweep>/<wl>/<batch>.log."""
+    parts = log.relative_to(d / "logs").parts
+    if rule == "sweep_batch" and len(parts) == 4:
+        return parts[2]
+    if len(parts) == 2:
+        return parts[1].removesuffix(".log")
+    if len(parts) == 3:
+        return parts[1]
+    return None
+
+
+def _points_logged(log: Path) -> int:
+    return max(1, len(re.findall(r"^point \d+ of \d+ done$", log.read_text(errors="replace"), re.M)))
+
+
+def _instrs_in(d: Path):
+    """workload name in results directory ``d`` -> its warp instructions
+    (from its own trace there), cached."""
+    cache = {}
+
+    def get(wl):
+        if wl is None:
+            return None
+        if wl not in cache:
+            launches = d / "traces" / wl / "launches.parquet"
+            cache[wl] = (int(pd.read_parquet(launches, columns=["warp_instrs"])["warp_instrs"].sum())
+                         if launches.is_file() else None)
+        return cache[wl]
+    return get
+
+
+def _benchmark(wl: str, d: Path) -> str | None:
+    check = d / "traces" / wl / "check.json"
+    if check.is_file():
+        return json.loads(check.read_text())["workload"]
+    return None
+
+
+if __name__ == "__main__":
+    main()
