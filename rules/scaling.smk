@@ -107,6 +107,7 @@ if SC_SWEEP:
                 base=SC["base"],
                 clusters=SC["clusters"],
                 seed=SC["seed"],
+                features=SC["features"],
                 code_version=SCALING_VERSION,
             ),
         resources:
@@ -132,7 +133,7 @@ if SC_SWEEP:
         params:
             **keyed(
                 opts={**{k: SC[k] for k in ("base", "clusters", "holdout", "splits", "split_by", "seed", "heatmap_cc",
-                                            "cluster_counts", "study_bases", "histogram_k")},
+                                            "cluster_counts", "study_bases", "histogram_k", "features")},
                       # the application (benchmark) of every workload of the grid, for split_by: application
                       "applications": {w: CONFIG["workloads"][w]["benchmark"] for w in SC_WL}},
                 code_version=SCALING_VERSION,

@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline_lib.scaling import evaluate as ev
-from pipeline_lib.scaling.counters import FEATURE_NAMES, kernel_counters, kernel_mix
+from pipeline_lib.scaling.counters import EXTENDED_NAMES, FEATURE_NAMES, FEATURE_SETS, kernel_counters, kernel_mix
 from pipeline_lib.scaling.model import (ScalingModel, SigmoidNetwork, cu_scaling, engine_scaling, memory_scaling,
                                         scale, scale_grid)
 
@@ -139,7 +139,8 @@ def test_counters_by_hand(tmp_path):
     sim = pd.DataFrame({"launch": [0, 1, 2], "kernel": ["k0", "k1", "k0"], "cycles": [600, 100, 400],
                         "warp_instrs": [5, 4, 5], "blocks": [10, 4, 1000], "sm_occupancy": [8, 2, 8],
                         "l1_accesses": [10, 0, 10], "l1_misses": [4, 0, 4], "l2_misses": [2, 0, 3],
-                        "mshr_stall_cycles": [1600, 0, 0]})
+                        "mshr_stall_cycles": [1600, 0, 0],
+                        "occupancy_limiter": ["registers", "warps", "blocks"]})
     act = pd.DataFrame({"launch": [0, 1, 2], "cycles": [600, 100, 400], "shared_accesses": [3, 0, 1],
                         "l2_accesses": [6, 0, 7], "dram_reads": [2, 0, 3], "dram_writes": [1, 0, 0]})
     power = pd.DataFrame({"launch": [0, 1, 2], "energy_j": [1e-6, 5e-7, 1e-6]})
@@ -163,7 +164,16 @@ def test_counters_by_hand(tmp_path):
     assert c["read_bandwidth"] == pytest.approx(5 * 128 / 1e-6 / 1e9)
     k1 = kernel_counters(mix, la, sim, act, power, hw).set_index("kernel").loc["k1"]
     assert k1["cache_hit"] == 1.0 and k1["fetch_per_load_byte"] == 0.0 and k1["occupancy"] == pytest.approx(8 / 32)
-    assert list(kernel_counters(mix, la, sim, act, power, hw).columns[5:]) == FEATURE_NAMES
+    assert list(kernel_counters(mix, la, sim, act, power, hw).columns[5:]) == FEATURE_NAMES + EXTENDED_NAMES
+    # ours: k0's launches hold 10 and 1000 blocks, 8 per SM on 16 SMs (0.078 and 7.8 waves), 600 and 400 cycles
+    assert c["log_waves"] == pytest.approx((600 * np.log2(1 + 10 / 128) + 400 * np.log2(1 + 1000 / 128)) / 1000)
+    assert c["log_blocks_per_sm"] == pytest.approx((600 * np.log2(1 + 10 / 16) + 400 * np.log2(1 + 1000 / 16)) / 1000)
+    assert c["last_wave_fill"] == pytest.approx((600 * 10 / 128 + 400 * 1000 / 128 / 8) / 1000)
+    assert c["wave_ratio_double"] == pytest.approx((600 * 1 + 400 * 4 / 8) / 1000)     # 8 waves -> 4
+    assert c["wave_ratio_half"] == pytest.approx((600 * 1 + 400 * 16 / 8) / 1000)      # 8 waves -> 16
+    assert c["limited_by_registers"] == pytest.approx(0.6) and c["limited_by_warps"] == 0
+    assert k1["limited_by_warps"] == 1.0
+    assert c["l2_per_sm"] == pytest.approx(13 / 16000) and c["dram_per_sm"] == pytest.approx(6 / 16000)
 
 
 # -- validation (V) --------------------------------------------------------------------------------------------------
@@ -183,6 +193,21 @@ def _synthetic_dataset(n_per_kind=8, seed=5):
                 rows.append({"instance": f"{kind}{i}:k", "sm": int(CUS[c]), "cc": int(ENG[e]), "mc": int(MEM[m]),
                              "seconds": t, "dynamic_power_w": 10 + 5 * mem[kind] * m, **feats})
     return pd.DataFrame(rows)
+
+
+def test_feature_sets_choose_the_classifiers_inputs():
+    from pipeline_lib.scaling.counters import feature_set
+    d = _synthetic_dataset(2)
+    with pytest.raises(ValueError, match="log_blocks_per_sm"):       # a dataset of the seed's counters only
+        ev.grid_arrays(d, FEATURE_SETS["extended"])
+    for i, f in enumerate(EXTENDED_NAMES):
+        d[f] = float(i)
+    g = ev.grid_arrays(d, feature_set("extended"))
+    assert g.counters.shape[-1] == len(FEATURE_NAMES) + len(EXTENDED_NAMES) == 31
+    assert (g.counters[..., len(FEATURE_NAMES):] == np.arange(len(EXTENDED_NAMES))).all()
+    assert ev.grid_arrays(d).counters.shape[-1] == len(FEATURE_NAMES)
+    with pytest.raises(ValueError, match="scaling.features"):
+        feature_set("all")
 
 
 def test_validation_errors_are_low_for_separable_kernels_and_splits_are_disjoint():

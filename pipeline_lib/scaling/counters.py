@@ -65,6 +65,36 @@ FEATURES = [
 FEATURE_NAMES = [f for f, _, _ in FEATURES]
 WORK_GROUP_CAP = 320
 
+#: Features of ours that show how a kernel fills the GPU, which decides how
+#: it scales with the SM count (docs/scaling.md, "Counters"): Table II
+#: shows it only indirectly (NumWorkGroups saturates at 320 and says nothing
+#: of the blocks an SM holds).  Launch figures are weighted by the launch's
+#: cycles, as the kernel's time is.
+EXTENDED = [
+    ("log_blocks_per_sm", "ours", "log2(1 + thread blocks per launch / SMs), cycle-weighted over the launches"),
+    ("log_waves", "ours", "log2(1 + waves), waves = blocks / (resident blocks per SM x SMs), cycle-weighted"),
+    ("last_wave_fill", "ours", "waves / ceil(waves): how full the last wave is, cycle-weighted"),
+    ("wave_ratio_double", "ours", "ceil(waves with twice the SMs) / ceil(waves), cycle-weighted: the time ratio "
+                                  "of a kernel bound by its waves when the SMs double"),
+    ("wave_ratio_half", "ours", "ceil(waves with half the SMs) / ceil(waves), cycle-weighted"),
+    ("limited_by_registers", "ours", "share of cycles in launches whose occupancy registers limit"),
+    ("limited_by_shared", "ours", "share of cycles in launches whose occupancy shared memory limits"),
+    ("limited_by_warps", "ours", "share of cycles in launches whose occupancy warp or thread slots limit"),
+    ("l2_per_sm", "ours", "L2 accesses / (cycles x SMs)"),
+    ("dram_per_sm", "ours", "DRAM lines read and written / (cycles x SMs)"),
+]
+EXTENDED_NAMES = [f for f, _, _ in EXTENDED]
+#: ``scaling.features``: the classifier's inputs
+FEATURE_SETS = {"seed": FEATURE_NAMES, "extended": FEATURE_NAMES + EXTENDED_NAMES}
+
+
+def feature_set(name: str) -> list[str]:
+    """The feature columns of ``scaling.features`` = ``name``."""
+    try:
+        return FEATURE_SETS[name]
+    except KeyError:
+        raise ValueError(f"scaling.features: {name!r} is not one of {', '.join(FEATURE_SETS)}") from None
+
 
 def kernel_mix(instructions: pd.DataFrame, launches: pd.DataFrame, warp_trace_path) -> pd.DataFrame:
     """Per kernel: warp and thread instructions and the warp-instruction
@@ -125,10 +155,12 @@ def kernel_counters(mix: pd.DataFrame, trace_launches: pd.DataFrame, sim_launche
 
     act = activity.drop(columns=["cycles"]).merge(
         sim_launches[["launch", "kernel", "cycles", "warp_instrs", "blocks", "sm_occupancy", "l1_accesses",
-                      "l1_misses", "l2_misses", "mshr_stall_cycles"]], on="launch", validate="1:1")
+                      "l1_misses", "l2_misses", "mshr_stall_cycles", "occupancy_limiter"]], on="launch",
+        validate="1:1")
     act = act.merge(power[["launch", "energy_j"]], on="launch", validate="1:1")
     act = act.merge(trace_launches[["launch", "warps_per_block"]], on="launch", validate="1:1")
     act["occ_cycles"] = act["sm_occupancy"] * act["warps_per_block"] * act["cycles"]
+    _launch_fill(act, hw["cores"])
     g = act.groupby("kernel", sort=True).sum(numeric_only=True)
     g["launches"] = act.groupby("kernel", sort=True).size()
     m = mix.set_index("kernel").reindex(g.index)
@@ -165,6 +197,34 @@ def kernel_counters(mix: pd.DataFrame, trace_launches: pd.DataFrame, sim_launche
         "read_bandwidth": _ratio(g["dram_reads"].to_numpy(float) * line / 1e9, seconds),
         "write_bandwidth": _ratio(g["dram_writes"].to_numpy(float) * line / 1e9, seconds),
     }
-    for name in FEATURE_NAMES:
+    cyc = g["cycles"].to_numpy(float)
+    for name in EXTENDED_NAMES:
+        if name in ("l2_per_sm", "dram_per_sm"):
+            continue
+        feats[name] = _ratio(g[f"w_{name}"], cyc)
+    feats["l2_per_sm"] = _ratio(g["l2_accesses"], sm_cycles)
+    feats["dram_per_sm"] = _ratio(g["dram_reads"] + g["dram_writes"], sm_cycles)
+    for name in FEATURE_NAMES + EXTENDED_NAMES:
         out[name] = np.asarray(feats[name], float)
     return out.reset_index(drop=True)
+
+
+def _launch_fill(act: pd.DataFrame, cores: int) -> None:
+    """Add each launch's :data:`EXTENDED` wave and limiter figures times its
+    cycles (``w_<feature>`` columns), to be summed per kernel and divided by
+    the kernel's cycles."""
+    blocks = act["blocks"].to_numpy(float)
+    per_sm = act["sm_occupancy"].to_numpy(float)
+    cyc = act["cycles"].to_numpy(float)
+    waves = blocks / (per_sm * cores)
+    whole = np.maximum(1.0, np.ceil(waves))
+    lim = act["occupancy_limiter"].to_numpy()
+    fig = {"log_blocks_per_sm": np.log2(1.0 + blocks / cores), "log_waves": np.log2(1.0 + waves),
+           "last_wave_fill": waves / whole,
+           "wave_ratio_double": np.maximum(1.0, np.ceil(blocks / (per_sm * 2 * cores))) / whole,
+           "wave_ratio_half": np.maximum(1.0, np.ceil(blocks / (per_sm * max(1, cores // 2)))) / whole,
+           "limited_by_registers": (lim == "registers").astype(float),
+           "limited_by_shared": (lim == "shared").astype(float),
+           "limited_by_warps": np.isin(lim, ("warps", "threads")).astype(float)}
+    for name, v in fig.items():
+        act[f"w_{name}"] = v * cyc

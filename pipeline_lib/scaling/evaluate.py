@@ -48,9 +48,10 @@ class Grid:
         return {"sm": int(self.sm[idx[0]]), "cc": int(self.cc[idx[1]]), "mc": int(self.mc[idx[2]])}
 
 
-def grid_arrays(data: pd.DataFrame) -> Grid:
-    """The :class:`Grid` of a ``dataset.parquet`` table; every kernel
-    instance must be present at every point."""
+def grid_arrays(data: pd.DataFrame, features=FEATURE_NAMES) -> Grid:
+    """The :class:`Grid` of a ``dataset.parquet`` table with the counters
+    ``features`` (Table II's by default, :data:`.counters.FEATURE_SETS`);
+    every kernel instance must be present at every point."""
     axes = {k: np.array(sorted(data[k].unique())) for k in ("sm", "cc", "mc")}
     inst = sorted(data["instance"].unique())
     shape = (len(inst), len(axes["sm"]), len(axes["cc"]), len(axes["mc"]))
@@ -69,7 +70,10 @@ def grid_arrays(data: pd.DataFrame) -> Grid:
         if not (np.isfinite(v).all() and (v > 0).all()):
             bad = full[np.flatnonzero(~(np.isfinite(v.ravel()) & (v.ravel() > 0)))[0]]
             raise ValueError(f"dataset: {METRICS[m]} must be positive and finite; {bad} is not")
-    counters = d[FEATURE_NAMES].to_numpy(float).reshape(shape + (len(FEATURE_NAMES),))
+    missing = [f for f in features if f not in d.columns]
+    if missing:
+        raise ValueError(f"dataset: no column(s) {', '.join(missing)} (made by an older scaling_counters?)")
+    counters = d[list(features)].to_numpy(float).reshape(shape + (len(features),))
     return Grid(inst, axes["sm"], axes["cc"], axes["mc"], values, counters)
 
 

@@ -17,7 +17,7 @@ from ..sim.output import F64, I32, I64, STR
 from ..trace.parquet_io import write_text
 from ..versions import SCALING_VERSION
 from . import evaluate as ev
-from .counters import FEATURES, MIX_COUNTS, kernel_counters, kernel_mix
+from .counters import EXTENDED, FEATURES, MIX_COUNTS, feature_set, kernel_counters, kernel_mix
 from .model import ScalingModel
 
 MIX = [("kernel", STR, "")] + [(c, I64, "warp instructions" if c != "thread_instrs" else "")
@@ -25,7 +25,7 @@ MIX = [("kernel", STR, "")] + [(c, I64, "warp instructions" if c != "thread_inst
 COUNTERS = [("launches", I32, "launches of the kernel"), ("cycles", I64, "summed over its launches"),
             ("seconds", F64, "run time: cycles / core clock"),
             ("dynamic_power_w", F64, "dynamic energy / run time")] + [(f, F64, f"{seed}: {d}")
-                                                                     for f, seed, d in FEATURES]
+                                                                     for f, seed, d in FEATURES + EXTENDED]
 DATASET = [("workload", STR, ""), ("kernel", STR, ""), ("instance", STR, "workload:kernel (kernel x input)"),
            ("point", STR, "hardware variant name"), ("sm", I64, "SM count"), ("cc", I64, "core clock, MHz"),
            ("mc", I64, "DRAM clock, MHz")] + COUNTERS
@@ -135,13 +135,15 @@ def study_bases(grid: ev.Grid, bases: list) -> list[tuple[int, int, int]]:
 
 
 # -- training and prediction ---------------------------------------------------------------------------------------
-def train_stage(dataset, base: dict, k: int, seed: int, out_paths: dict) -> None:
-    """The model artifact, one per metric, trained on every kernel instance."""
-    grid = ev.grid_arrays(pd.read_parquet(dataset))
+def train_stage(dataset, base: dict, k: int, seed: int, out_paths: dict, features: str = "seed") -> None:
+    """The model artifact, one per metric, trained on every kernel instance
+    with the counters of ``features`` (``scaling.features``)."""
+    names = feature_set(features)
+    grid = ev.grid_arrays(pd.read_parquet(dataset), names)
     b = base_index(grid, base)
     for metric, path in out_paths.items():
         model = ev.fit_model(grid, metric, b, np.arange(len(grid.instances)), k, seed)
-        model.meta_ = {"metric": metric, "column": ev.METRICS[metric], "features": [f for f, _, _ in FEATURES],
+        model.meta_ = {"metric": metric, "column": ev.METRICS[metric], "features": names, "feature_set": features,
                        "sm": grid.sm.tolist(), "cc": grid.cc.tolist(), "mc": grid.mc.tolist(),
                        "base_point": grid.point(b), "kernel_instances": len(grid.instances)}
         model.save(path)
@@ -193,12 +195,13 @@ def split_groups(grid: ev.Grid, split_by: str, applications: dict) -> np.ndarray
 def validate_stage(dataset, metric: str, opts: dict, out_dir) -> None:
     """Heat maps (Figs. 10/11), the cluster-count study (13/16), histograms
     (14/17) and the error sources (V-B2) of one metric."""
-    grid = ev.grid_arrays(pd.read_parquet(dataset))
+    grid = ev.grid_arrays(pd.read_parquet(dataset), feature_set(opts.get("features", "seed")))
     out = Path(out_dir)
     parts = ev.splits(len(grid.instances), opts["holdout"], opts["splits"], opts["seed"],
                       split_groups(grid, opts["split_by"], opts.get("applications", {})))
     k, seed = opts["clusters"], opts["seed"]
-    meta = dict(metric=metric, splits=opts["splits"], holdout=opts["holdout"], split_by=opts["split_by"])
+    meta = dict(metric=metric, splits=opts["splits"], holdout=opts["holdout"], split_by=opts["split_by"],
+                features=opts.get("features", "seed"))
     ccs = opts["heatmap_cc"] or sorted({int(grid.cc[0]), int(grid.cc[-1])})
     heat = ev.heatmap(grid, metric, ccs, parts, k, seed, _log)
     _write(heat, HEATMAP, "scaling_heatmap", out / "heatmap.parquet", **meta)
@@ -266,7 +269,8 @@ def summary_stage(sweep: str, dataset, dirs: dict, model_paths: dict, sim_hosts:
     """summary.md: errors next to the seed's; host_time.md: one prediction
     against one detailed simulation (host seconds, not reproducible)."""
     data = pd.read_parquet(dataset)
-    grid = ev.grid_arrays(data)
+    model = ScalingModel.load(model_paths["time"])
+    grid = ev.grid_arrays(data, model.meta_["features"])
     lines = [f"# Scaling model on sweep `{sweep}`", "",
              f"{len(grid.instances)} kernel instances ({data['workload'].nunique()} workloads) x "
              f"{len(grid.sm)} SM counts {grid.sm.tolist()} x {len(grid.cc)} core clocks {grid.cc.tolist()} MHz x "
@@ -281,7 +285,8 @@ def summary_stage(sweep: str, dataset, dirs: dict, model_paths: dict, sim_hosts:
         share = f"{100 * float(meta['holdout']):g}%"
         held = (f"{share} of the applications (every kernel instance of each)" if meta["split_by"] == "application"
                 else f"{share} of the kernel instances")
-        lines += [f"## {metric}", "", f"Each split holds out {held}; {meta['splits']} seeded splits.", "",
+        lines += [f"## {metric}", "", f"Each split holds out {held}; {meta['splits']} seeded splits; "
+                  f"features: {meta.get('features', 'seed')}.", "",
                   f"Heat-map bases (every SM count x DRAM clock at core clocks "
                   f"{', '.join(str(int(x)) for x in sorted(heat['cc'].unique()))} MHz), "
                   f"k = {k}: mean held-out error **{100 * heat['mean_error'].mean():.1f}%** "
@@ -301,7 +306,6 @@ def summary_stage(sweep: str, dataset, dirs: dict, model_paths: dict, sim_hosts:
                   f"{100 * src.held_out_other_sm_cu_oracle:.1f}% with the nearest SM-count cluster.", ""]
     write_text("\n".join(lines) + "\n", out_md)
     # host time: one kernel's prediction to every grid point vs its detailed simulations
-    model = ScalingModel.load(model_paths["time"])
     b = base_index(grid, model.meta_["base_point"])
     x = grid.counters[:1][:, b[0], b[1], b[2]]
     t0 = grid.values["time"][:1][:, b[0], b[1], b[2]]
