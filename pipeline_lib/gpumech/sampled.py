@@ -68,7 +68,12 @@ class Sampling:
     ``representative``), homogeneous regions (``intra_sigma``,
     ``max_variation``, ``variation``, ``min_region_epochs``) and when a
     region has warmed (``warming_rule``, ``ipc_tolerance``); and whether to
-    sample within launches at all (``regions``, off: module docstring)."""
+    sample within launches at all (``regions``, off: module docstring).
+    One default differs: ``inter_scale`` stays ``kernel``, TBPoint's
+    default when docs/gpumech.md's re-evaluation figures were measured
+    (TBPoint has used ``log`` since TBPOINT_VERSION 4); the collection
+    takes one launch per cluster, as TBPoint's ``launch_rule:
+    representative`` does."""
     regions: bool = False
     inter_sigma: float = 0.1
     inter_within_kernel: bool = True
