@@ -38,7 +38,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pipeline_lib.config import read_yaml, validate  # noqa: E402
+from pipeline_lib.config import load  # noqa: E402
 
 #: rules whose work grows with the workload's warp instructions
 PER_INSTRUCTION = {"trace", "simulate", "gpumech_sim_stalls", "tbpoint_sample", "gpumech_analyse", "sweep_batch"}
@@ -72,17 +72,18 @@ def logged_seconds(path: Path) -> float | None:
     return float(hits[-1][1]) if hits else None
 
 
-def trace_index(dirs: list[Path]) -> dict:
-    """(benchmark, size, seed, params json) -> warp instructions, from the traces found."""
+def traced(d: Path) -> dict:
+    """Every checked trace of results directory ``d``: workload name ->
+    (benchmark, (benchmark, size, seed, params json), warp instructions)."""
     out = {}
-    for d in dirs:
-        for check in sorted(d.glob("traces/*/check.json")):
-            c = json.loads(check.read_text())
-            launches = check.parent / "launches.parquet"
-            if c.get("check") != "passed" or not launches.is_file():
-                continue
-            key = (c["workload"], c["size"], int(c["seed"]), json.dumps(c["params"], sort_keys=True))
-            out[key] = int(pd.read_parquet(launches, columns=["warp_instrs"])["warp_instrs"].sum())
+    for check in sorted(d.glob("traces/*/check.json")):
+        c = json.loads(check.read_text())
+        launches = check.parent / "launches.parquet"
+        if c.get("check") != "passed" or not launches.is_file():
+            continue
+        key = (c["workload"], c["size"], int(c["seed"]), json.dumps(c["params"], sort_keys=True))
+        out[check.parent.name] = (c["workload"], key,
+                                  int(pd.read_parquet(launches, columns=["warp_instrs"])["warp_instrs"].sum()))
     return out
 
 
@@ -92,8 +93,7 @@ def main() -> None:
     ap.add_argument("--measured", nargs="*", default=None,
                     help="results directories with logs and traces of earlier runs (default: every results* here)")
     args = ap.parse_args()
-    cfg = validate(read_yaml(ROOT / args.config[0]) if len(args.config) == 1 else
-                   _merged(args.config), source=", ".join(args.config))
+    cfg = load(*(ROOT / c for c in args.config))
     results = ROOT / cfg["results_dir"]
     measured = [ROOT / m for m in args.measured] if args.measured is not None else \
         sorted(p for p in ROOT.glob("results*") if p.is_dir())
@@ -101,11 +101,12 @@ def main() -> None:
         measured.insert(0, results)
     from pipeline_lib.workloads.registry_info import check_params
 
-    traces = trace_index(measured)
+    traces = {d: traced(d) for d in measured}
+    by_spec = {key: n for t in traces.values() for _, key, n in t.values()}
 
     def instrs(spec: dict) -> int | None:
         params = check_params(spec["benchmark"], spec["size"], spec.get("params") or {})
-        return traces.get((spec["benchmark"], spec["size"], int(spec["seed"]), json.dumps(params, sort_keys=True)))
+        return by_spec.get((spec["benchmark"], spec["size"], int(spec["seed"]), json.dumps(params, sort_keys=True)))
 
     wl_instrs = {w: instrs(s) for w, s in cfg["workloads"].items()}
     batch = {name: int(s.get("batch", 1)) for name, s in cfg.get("sweeps", {}).items()}
@@ -116,18 +117,17 @@ def main() -> None:
     for d in measured:
         for run_json in d.glob("simprof/profiles/*/run.json"):
             const["simprof_profile"].append(_profile_cpu_seconds(run_json))
-        instrs_in = _instrs_in(d)
         for log in d.glob("logs/**/*.log"):
             s = logged_seconds(log)
             if s is None:
                 continue
             rule = log.relative_to(d / "logs").parts[0].removesuffix(".log")
             const[rule].append(s)
-            wl = _workload_of_log(log, d, rule)
-            n = instrs_in(wl)
-            if rule in PER_INSTRUCTION and n:
+            trace = traces[d].get(_workload_of_log(log, d, rule))
+            if rule in PER_INSTRUCTION and trace and trace[2]:
+                bench, _, n = trace
                 work = n * (_points_logged(log) if rule == "sweep_batch" else 1)
-                rate_jobs[rule, _benchmark(wl, d)].append((s, work))
+                rate_jobs[rule, bench].append((s, work))
     rate = {}
     for (rule, bench), pairs in rate_jobs.items():
         rate[rule, bench] = sum(s for s, _ in pairs) / sum(w for _, w in pairs)
@@ -196,20 +196,6 @@ def _profile_cpu_seconds(run_json: Path) -> float | None:
     return float(r["wall_s"]) * int(r.get("cores", 1))
 
 
-def _merged(configs):
-    cfg = {}
-    for c in configs:
-        cfg = _deep_update(cfg, read_yaml(ROOT / c))
-    return cfg
-
-
-def _deep_update(a: dict, b: dict) -> dict:
-    out = dict(a)
-    for k, v in b.items():
-        out[k] = _deep_update(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
-
-
 def _workload_of_log(log: Path, d: Path, rule: str) -> str | None:
     """The workload a job's log belongs to: logs are <rule>/<wl>.log,
     <rule>/<wl>/<hw>.log or <rule>/<sweep>/<wl>/<batch>.log."""
@@ -225,29 +211,6 @@ def _workload_of_log(log: Path, d: Path, rule: str) -> str | None:
 
 def _points_logged(log: Path) -> int:
     return max(1, len(re.findall(r"^point \d+ of \d+ done$", log.read_text(errors="replace"), re.M)))
-
-
-def _instrs_in(d: Path):
-    """workload name in results directory ``d`` -> its warp instructions
-    (from its own trace there), cached."""
-    cache = {}
-
-    def get(wl):
-        if wl is None:
-            return None
-        if wl not in cache:
-            launches = d / "traces" / wl / "launches.parquet"
-            cache[wl] = (int(pd.read_parquet(launches, columns=["warp_instrs"])["warp_instrs"].sum())
-                         if launches.is_file() else None)
-        return cache[wl]
-    return get
-
-
-def _benchmark(wl: str, d: Path) -> str | None:
-    check = d / "traces" / wl / "check.json"
-    if check.is_file():
-        return json.loads(check.read_text())["workload"]
-    return None
 
 
 if __name__ == "__main__":

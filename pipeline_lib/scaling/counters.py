@@ -197,11 +197,8 @@ def kernel_counters(mix: pd.DataFrame, trace_launches: pd.DataFrame, sim_launche
         "read_bandwidth": _ratio(g["dram_reads"].to_numpy(float) * line / 1e9, seconds),
         "write_bandwidth": _ratio(g["dram_writes"].to_numpy(float) * line / 1e9, seconds),
     }
-    cyc = g["cycles"].to_numpy(float)
-    for name in EXTENDED_NAMES:
-        if name in ("l2_per_sm", "dram_per_sm"):
-            continue
-        feats[name] = _ratio(g[f"w_{name}"], cyc)
+    for col in (c for c in g.columns if c.startswith("w_")):      # cycle-weighted launch figures
+        feats[col[2:]] = _ratio(g[col], cycles)
     feats["l2_per_sm"] = _ratio(g["l2_accesses"], sm_cycles)
     feats["dram_per_sm"] = _ratio(g["dram_reads"] + g["dram_writes"], sm_cycles)
     for name in FEATURE_NAMES + EXTENDED_NAMES:

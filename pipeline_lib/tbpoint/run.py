@@ -119,11 +119,11 @@ def run_sampled_rows(tr: TraceDir, res, policy: TBPointPolicy) -> pd.DataFrame:
     t.insert(7, "skipped_intra", np.where(t["simulated"], skipped, 0))
     sources = [policy.sources_of(lid) for lid in t["launch"]]
     t.insert(4, "sources", np.array([len(x) for x in sources], np.int32))
-    sums = {c: np.array([sim.loc[x, c].sum() for x in sources], float)
-            for c in ("warp_instrs", "l1_accesses", "l1_misses", "l2_accesses", "l2_misses")}
-    scale = t["total_warp_instrs"].to_numpy(float) / np.maximum(1, sums["warp_instrs"])
-    for c in ("l1_accesses", "l1_misses", "l2_accesses", "l2_misses"):
-        t[c] = sums[c] * scale
+    traffic = ["l1_accesses", "l1_misses", "l2_accesses", "l2_misses"]
+    sums = np.array([sim.loc[x, ["warp_instrs", *traffic]].to_numpy(float).sum(0) for x in sources])
+    scale = t["total_warp_instrs"].to_numpy(float) / np.maximum(1, sums[:, 0])
+    for i, c in enumerate(traffic, 1):
+        t[c] = sums[:, i] * scale
     return t
 
 

@@ -65,8 +65,14 @@ def confidence(ipcs, tolerance: float, level: float = CONFIDENCE) -> float | Non
     mean = float(rest.mean())
     if mean <= 0:
         return None
-    half = float(stats.t.ppf(0.5 + level / 2, m - 1)) * float(rest.std(ddof=1)) / np.sqrt(m)
-    return mean if half <= tolerance * mean else None
+    return mean if _half_width(rest, level) <= tolerance * mean else None
+
+
+def _half_width(x: np.ndarray, level: float) -> float:
+    """Half-width of the ``level`` confidence interval of the mean of ``x``
+    (Student's t, at least two values)."""
+    n = len(x)
+    return float(stats.t.ppf(0.5 + level / 2, n - 1)) * float(x.std(ddof=1)) / np.sqrt(n)
 
 
 WARMING_RULES = {"consecutive": consecutive, "confidence": confidence}
@@ -115,6 +121,4 @@ def enough_launches(cpis, population: int, tolerance: float, level: float = CONF
     mean = float(x.mean())
     if mean <= 0:
         return False
-    fpc = np.sqrt(1.0 - n / population)
-    half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * float(x.std(ddof=1)) / np.sqrt(n) * fpc
-    return half <= tolerance * mean
+    return _half_width(x, level) * np.sqrt(1.0 - n / population) <= tolerance * mean
