@@ -1,6 +1,7 @@
 """Host drivers of the CUDA benchmark suite (see docs/workloads.md)."""
-from . import (bfs, bitonic, blackscholes, cfd, conv2d, gather, gemv, histogram, hotspot, kmeans,  # noqa: F401
-               lbm, matmul, mri_gridding, mst, nbody, nw, reduction, scan, spmv, sssp, stencil3d, streamcluster)
+from . import (backprop, bfs, bitonic, blackscholes, cfd, cg, conv2d, floyd, gather, gemv,  # noqa: F401
+               histogram, hotspot, kmeans, lbm, lud, mandelbrot, matmul, mri_gridding, mst, nbody, nw,
+               pathfinder, reduction, scan, spmv, srad, sssp, stencil3d, streamcluster, transpose, tridiag)
 from .base import REGISTRY, CheckError, Workload
 
 __all__ = ["REGISTRY", "CheckError", "Workload", "get"]
