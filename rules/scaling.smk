@@ -108,6 +108,8 @@ if SC_SWEEP:
                 clusters=SC["clusters"],
                 seed=SC["seed"],
                 features=SC["features"],
+                method=SC["method"],
+                assignment=SC["assignment"],
                 code_version=SCALING_VERSION,
             ),
         resources:
@@ -133,7 +135,8 @@ if SC_SWEEP:
         params:
             **keyed(
                 opts={**{k: SC[k] for k in ("base", "clusters", "holdout", "splits", "split_by", "seed", "heatmap_cc",
-                                            "cluster_counts", "study_bases", "histogram_k", "features")},
+                                            "cluster_counts", "study_bases", "histogram_k", "features",
+                                            "method", "assignment")},
                       # the application (benchmark) of every workload of the grid, for split_by: application
                       "applications": {w: CONFIG["workloads"][w]["benchmark"] for w in SC_WL}},
                 code_version=SCALING_VERSION,

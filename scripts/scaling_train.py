@@ -6,4 +6,5 @@ from pipeline_lib.scaling.run import train_stage
 sm = snakemake  # noqa: F821  (injected by Snakemake)
 with job_log(sm):
     p = sm.params
-    train_stage(sm.input[0], dict(p.base), p.clusters, p.seed, dict(sm.output.items()), features=p.features)
+    train_stage(sm.input[0], dict(p.base), p.clusters, p.seed, dict(sm.output.items()), features=p.features,
+                method=p.method, assignment=p.assignment)

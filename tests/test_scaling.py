@@ -7,6 +7,7 @@ import pytest
 
 from pipeline_lib.scaling import evaluate as ev
 from pipeline_lib.scaling.counters import EXTENDED_NAMES, FEATURE_NAMES, FEATURE_SETS, kernel_counters, kernel_mix
+from pipeline_lib.scaling.regression import SurfaceRegression
 from pipeline_lib.scaling.model import (ScalingModel, SigmoidNetwork, cu_scaling, engine_scaling, memory_scaling,
                                         scale, scale_grid)
 
@@ -280,3 +281,96 @@ def test_incomplete_or_bad_grids_are_named():
         ev.splits(2, 0.2, 1, 0)
     with pytest.raises(ValueError, match="sm = 5 is not on the grid"):
         ev.grid_arrays(data).index(5, 400, 400)
+
+
+# -- model variants: soft assignment and direct regression ---------------------------------------------------------
+def _continuum(n=30, seed=7):
+    """Kernels whose memory-bound share w runs over [0, 1]; a counter shows w."""
+    rng = np.random.default_rng(seed)
+    c, e, m = np.meshgrid(CUS, ENG, MEM, indexing="ij")
+    w = rng.random(n)
+    times = np.stack([(1 - x) * 1e6 / (c * e) + x * 2e5 / m for x in w]) * rng.uniform(0.5, 2, (n, 1, 1, 1))
+    counters = np.column_stack([w, rng.random(n)])
+    return times, counters
+
+
+def test_soft_assignment_weights_centroids_and_hard_is_the_seeds_pick():
+    times, counters = _continuum()
+    hard = ScalingModel(n_clusters=3, seed=1).fit(times[:24], counters[:24])
+    w = hard.weights(counters[24:])
+    for name, picks in hard.picks(counters[24:]).items():
+        assert np.array_equal(w[name], np.eye(3)[picks])
+    # the hard surface is the picked centroid itself (the seed's model, unchanged)
+    C, _, _ = hard.surfaces(w)
+    assert np.array_equal(C, hard.centroids_["cu"][hard.picks(counters[24:])["cu"]])
+    hard.assignment = "soft"
+    ws = hard.weights(counters[24:])
+    for name, v in ws.items():
+        np.testing.assert_allclose(v.sum(axis=1), 1.0)
+        assert (v > 0).all() and (v.max(axis=1) < 1).all()
+    with pytest.raises(ValueError, match="assignment 'both'"):
+        ScalingModel(assignment="both").fit(times, counters)
+
+
+def test_regression_interpolates_a_continuum_that_clusters_quantise(tmp_path):
+    """Scaling that varies continuously with a counter: k = 3 centroids can
+    only approximate it, the regressed surface follows it."""
+    times, counters = _continuum(60)
+    train, test = np.arange(48), np.arange(48, 60)
+    base = (1, 1, 1)
+    x0, t0 = counters[test], times[test][:, 1, 1, 1]
+
+    def err(model):
+        return ev.relative_errors(model.predict_grid(x0, t0), times[test], base).mean()
+
+    reg = SurfaceRegression(base=base, seed=1).fit(times[train], counters[train])
+    clu = ScalingModel(n_clusters=3, base=base, seed=1).fit(times[train], counters[train])
+    assert err(reg) < 0.05 < err(clu)
+    assert err(reg) < 0.5 * err(clu)
+    # the base itself is the measured value; a saved model predicts the same bytes
+    np.testing.assert_array_equal(reg.predict_grid(x0, t0)[:, 1, 1, 1], t0)
+    reg.save(tmp_path / "r.json")
+    again = ev.load_model(tmp_path / "r.json")
+    assert isinstance(again, SurfaceRegression)
+    np.testing.assert_array_equal(again.predict_grid(x0, t0), reg.predict_grid(x0, t0))
+    clu.save(tmp_path / "c.json")
+    assert isinstance(ev.load_model(tmp_path / "c.json"), ScalingModel)
+
+
+def test_heatmap_compares_every_variant_on_the_same_splits():
+    grid = ev.grid_arrays(_synthetic_dataset())
+    parts = ev.splits(24, 0.2, 2, seed=1)
+    heat = ev.heatmap(grid, "time", [1000], parts, k=3, seed=1, variants=ev.COMPARED)
+    assert sorted(heat["method"].unique()) == ["clusters-hard", "clusters-soft", "regression"]
+    assert (heat.groupby(["sm", "cc", "mc"]).size() == 3).all()
+    assert (heat["predictions"] == 2 * 5 * 47).all() and heat["mean_error"].max() < 0.05
+    # the seed's variant alone gives the same numbers as within the comparison
+    alone = ev.heatmap(grid, "time", [1000], parts, k=3, seed=1)
+    np.testing.assert_array_equal(alone["mean_error"],
+                                  heat[heat["method"] == "clusters-hard"]["mean_error"])
+    with pytest.raises(ValueError, match="scaling.method"):
+        ev.variant_name("trees")
+
+
+def test_nested_choice_never_sees_the_held_out_kernels():
+    """The inner comparison runs on training kernels only: changing the
+    held-out kernels' values leaves it unchanged; on a continuum it
+    prefers the regression."""
+    times, counters = _continuum(40)
+    rows = []
+    for i in range(40):
+        for (c, e, m), t in np.ndenumerate(times[i]):
+            feats = dict.fromkeys(FEATURE_NAMES, 0.5)
+            feats["mem_time"], feats["occupancy"] = counters[i]
+            rows.append({"instance": f"k{i:02d}:k", "sm": int(CUS[c]), "cc": int(ENG[e]), "mc": int(MEM[m]),
+                         "seconds": t, "dynamic_power_w": t, **feats})
+    grid = ev.grid_arrays(pd.DataFrame(rows))
+    parts = ev.splits(40, 0.2, 3, seed=1)
+    a = ev.inner_choice(grid, "time", (1, 1, 1), parts, k=3, seed=1)
+    assert a["inner_wins_regression"] >= 2 and a["inner_regression"] < a["inner_clusters_hard"]
+    assert a["inner_wins_clusters_hard"] + a["inner_wins_clusters_soft"] + a["inner_wins_regression"] == 3
+    one = parts[:1]
+    before = ev.inner_choice(grid, "time", (1, 1, 1), one, k=3, seed=1)
+    grid.values["time"] = grid.values["time"].copy()
+    grid.values["time"][one[0][1]] *= 7.0 + np.arange(48).reshape(3, 4, 4)
+    assert ev.inner_choice(grid, "time", (1, 1, 1), one, k=3, seed=1) == before

@@ -16,10 +16,35 @@ import numpy as np
 import pandas as pd
 
 from .counters import FEATURE_NAMES
-from .model import ScalingModel
+from .model import ASSIGNMENTS, ScalingModel
+from .regression import SurfaceRegression
 
 #: target quantities of the model and their dataset columns
 METRICS = {"time": "seconds", "power": "dynamic_power_w"}
+#: how a kernel's surface is predicted: ``clusters`` (seed, III-C/D) or ``regression`` (ours, .regression)
+METHODS = ("regression", "clusters")
+#: the variants every validation compares on the same splits: (method, assignment)
+COMPARED = (("clusters", "hard"), ("clusters", "soft"), ("regression", "hard"))
+
+
+def variant_name(method: str, assignment: str = "hard") -> str:
+    """``clusters-hard`` (the seed's model), ``clusters-soft`` or ``regression``."""
+    if method not in METHODS:
+        raise ValueError(f"scaling.method: {method!r} is not one of {', '.join(METHODS)}")
+    if assignment not in ASSIGNMENTS:
+        raise ValueError(f"scaling.assignment: {assignment!r} is not one of {', '.join(ASSIGNMENTS)}")
+    return "regression" if method == "regression" else f"clusters-{assignment}"
+
+
+def load_model(path):
+    """A saved :class:`ScalingModel` or :class:`SurfaceRegression`."""
+    import json
+    from pathlib import Path
+
+    method = json.loads(Path(path).read_text()).get("method", "clusters")
+    return SurfaceRegression.load(path) if method == "regression" else ScalingModel.load(path)
+
+
 #: histogram bins of Figs. 14 and 17: 10 % wide up to 100 %, then everything above
 HIST_EDGES = np.array([0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, np.inf])
 
@@ -112,15 +137,18 @@ def relative_errors(pred: np.ndarray, true: np.ndarray, base: tuple[int, int, in
     return err[:, keep]
 
 
-def fit_model(grid: Grid, metric: str, base, train: np.ndarray, k: int, seed: int) -> ScalingModel:
-    """A model trained on kernels ``train`` with their counters at ``base``."""
+def fit_model(grid: Grid, metric: str, base, train: np.ndarray, k: int, seed: int, method: str = "clusters",
+              assignment: str = "hard"):
+    """A model of ``method`` trained on kernels ``train`` with their
+    counters at ``base``."""
     c, e, m = base
-    return ScalingModel(n_clusters=k, base=base, seed=seed).fit(grid.values[metric][train],
-                                                                grid.counters[train][:, c, e, m])
+    variant_name(method, assignment)
+    model = (SurfaceRegression(base=base, seed=seed) if method == "regression"
+             else ScalingModel(n_clusters=k, base=base, seed=seed, assignment=assignment))
+    return model.fit(grid.values[metric][train], grid.counters[train][:, c, e, m])
 
 
-def held_out_errors(grid: Grid, metric: str, base, train, test, k: int, seed: int,
-                    model: ScalingModel | None = None) -> np.ndarray:
+def held_out_errors(grid: Grid, metric: str, base, train, test, k: int, seed: int, model=None) -> np.ndarray:
     """Relative errors (test kernels, targets) of a model trained on ``train``."""
     model = model or fit_model(grid, metric, base, train, k, seed)
     v = grid.values[metric]
@@ -128,20 +156,43 @@ def held_out_errors(grid: Grid, metric: str, base, train, test, k: int, seed: in
     return relative_errors(pred, v[test], base)
 
 
-def heatmap(grid: Grid, metric: str, core_clocks, parts, k: int, seed: int, progress=None) -> pd.DataFrame:
+def _variant_errors(grid: Grid, metric: str, base, train, test, k: int, seed: int, variants) -> dict:
+    """{variant name: held-out errors} of (method, assignment) ``variants``
+    on one split; the clustered variants share one fit (assignment only
+    changes how its networks' outputs are used)."""
+    out, clusters = {}, None
+    for method, assignment in variants:
+        if method == "clusters":
+            clusters = clusters or fit_model(grid, metric, base, train, k, seed)
+            clusters.assignment = assignment
+            model = clusters
+        else:
+            model = fit_model(grid, metric, base, train, k, seed, method)
+        out[variant_name(method, assignment)] = held_out_errors(grid, metric, base, train, test, k, seed, model)
+    return out
+
+
+def heatmap(grid: Grid, metric: str, core_clocks, parts, k: int, seed: int, progress=None,
+            variants=(("clusters", "hard"),)) -> pd.DataFrame:
     """Figs. 10 and 11: for every (SM count, memory clock) base at each of
-    ``core_clocks``, the mean held-out error over all targets and splits."""
+    ``core_clocks``, the mean held-out error over all targets and splits of
+    each (method, assignment) of ``variants``, on the same splits."""
     rows = []
     for cc in core_clocks:
         for sm in grid.sm:
             for mc in grid.mc:
                 base = grid.index(sm, cc, mc)
-                errs = np.concatenate([held_out_errors(grid, metric, base, tr, te, k, seed + i).ravel()
-                                       for i, (tr, te) in enumerate(parts)])
-                rows.append({"metric": metric, **grid.point(base), "k": k, "mean_error": float(errs.mean()),
-                             "predictions": len(errs)})
+                errs: dict = {}
+                for i, (tr, te) in enumerate(parts):
+                    for name, e in _variant_errors(grid, metric, base, tr, te, k, seed + i, variants).items():
+                        errs.setdefault(name, []).append(e.ravel())
+                for name, e in errs.items():
+                    e = np.concatenate(e)
+                    rows.append({"metric": metric, "method": name, **grid.point(base), "k": k,
+                                 "mean_error": float(e.mean()), "predictions": len(e)})
                 if progress:
-                    progress(f"heat map {metric}: base sm{sm}-cc{cc}-mc{mc}: {100 * errs.mean():.1f}%")
+                    progress(f"heat map {metric}: base sm{sm}-cc{cc}-mc{mc}: " +
+                             ", ".join(f"{r['method']} {100 * r['mean_error']:.1f}%" for r in rows[-len(errs):]))
     return pd.DataFrame(rows)
 
 
@@ -156,8 +207,8 @@ def cluster_study(grid: Grid, metric: str, bases, cluster_counts, hist_k, parts,
             errs = np.concatenate([held_out_errors(grid, metric, base, tr, te, k, seed + i).ravel()
                                    for i, (tr, te) in enumerate(parts)])
             pooled.append(errs)
-            rows.append({"metric": metric, **grid.point(base), "k": k, "mean_error": float(errs.mean()),
-                         "predictions": len(errs)})
+            rows.append({"metric": metric, "method": variant_name("clusters"), **grid.point(base), "k": k,
+                         "mean_error": float(errs.mean()), "predictions": len(errs)})
         if progress:
             progress(f"clusters {metric}: k={k}: {100 * np.concatenate(pooled).mean():.1f}%")
         if k in hist_k:
@@ -208,3 +259,33 @@ def error_sources(grid: Grid, metric: str, base, parts, k: int, seed: int) -> di
             "held_out": mean["held"], "held_out_oracle": mean["held_oracle"],
             "held_out_same_sm": mean["same"], "held_out_other_sm": mean["other"],
             "held_out_other_sm_cu_oracle": mean["cu_oracle"]}
+
+
+def inner_choice(grid: Grid, metric: str, base, parts, k: int, seed: int, groups=None, folds: int = 4,
+                 variants=COMPARED) -> dict:
+    """Which variant a user would choose without the held-out kernels: on
+    each outer split, the training kernels alone are split again into
+    ``folds`` folds (grouped like the outer split, by application when
+    ``groups`` is given) and every variant is scored on them.  Returns, per
+    variant, the mean inner error and in how many outer splits it had the
+    lowest (the nested split of docs/scaling.md, Model variants; the
+    held-out kernels never enter it)."""
+    from sklearn.model_selection import GroupKFold
+
+    groups = np.arange(len(grid.instances)) if groups is None else np.asarray(groups)
+    names = [variant_name(*v) for v in variants]
+    inner = {n: [] for n in names}
+    wins = dict.fromkeys(names, 0)
+    for i, (tr, _) in enumerate(parts):
+        errs = {n: [] for n in names}
+        n_folds = min(folds, len(np.unique(groups[tr])))
+        for itr, iva in GroupKFold(n_folds).split(tr, groups=groups[tr]):
+            for n, e in _variant_errors(grid, metric, base, tr[itr], tr[iva], k, seed + i, variants).items():
+                errs[n].append(e.ravel())
+        means = {n: float(np.concatenate(e).mean()) for n, e in errs.items()}
+        wins[min(means, key=means.get)] += 1
+        for n, v in means.items():
+            inner[n].append(v)
+    return {"metric": metric, **grid.point(base), "folds": folds,
+            **{f"inner_{n.replace('-', '_')}": float(np.mean(v)) for n, v in inner.items()},
+            **{f"inner_wins_{n.replace('-', '_')}": wins[n] for n in names}}

@@ -22,7 +22,10 @@ memory scaling values) and one for the SM-count scaling values (III-C);
 each cluster's centroid is its scaling surface.  One neural network per
 cluster set (III-D): inputs min-max normalised with the training ranges,
 one hidden layer of as many sigmoid units as clusters, sigmoid outputs, one
-per cluster; the highest output picks the cluster.
+per cluster; the highest output picks the cluster (``assignment="hard"``,
+the seed's).  ``assignment="soft"`` (ours) weights every centroid by the
+network's outputs, normalised to sum to one, so that a kernel between two
+clusters gets a surface between theirs instead of the wrong one of the two.
 """
 from __future__ import annotations
 
@@ -88,6 +91,27 @@ def scale_grid(t0: np.ndarray, base: tuple[int, int, int], C: np.ndarray, E: np.
     b = ce[:, :, m0, :] / ce[:, :, m0, e0:e0 + 1]               # (n, nc, ne)
     d = cm / cm[:, :, :, m0:m0 + 1]                             # (n, nc, ne, nm)
     return t0[:, None, None, None] * a[:, :, None, None] * b[:, :, :, None] * d
+
+
+#: how a kernel's surface is made from the centroids (:class:`ScalingModel`)
+ASSIGNMENTS = ("hard", "soft")
+
+
+def check_training_set(times, counters) -> tuple[np.ndarray, np.ndarray]:
+    """``times`` (kernels, SM counts, core clocks, memory clocks), finite and
+    positive, and one row of ``counters`` per kernel; as float arrays."""
+    times = np.asarray(times, float)
+    counters = np.asarray(counters, float)
+    if times.ndim != 4 or counters.ndim != 2 or len(times) != len(counters):
+        raise ValueError("times must be (kernels, SM counts, core clocks, memory clocks) with one row of "
+                         "counters per kernel")
+    if not (np.isfinite(times).all() and (times > 0).all()):
+        raise ValueError("times must be finite and positive")
+    return times, counters
+
+
+def _one_hot(labels, k: int) -> np.ndarray:
+    return np.eye(k)[np.asarray(labels, int)]
 
 
 # -- the classifier (III-D) ----------------------------------------------------------------------------------------
@@ -175,6 +199,9 @@ class ScalingModel:
         Grid indices (c, e, m) of the base configuration.
     seed : int
         Seeds k-means and the networks.
+    assignment : str
+        ``hard`` (seed, III-D: the highest output picks one centroid) or
+        ``soft`` (ours: centroids weighted by the normalised outputs).
 
     ``fit(times, counters)``: ``times`` is (kernels, SM counts, core clocks,
     memory clocks); ``counters`` (kernels, features) measured at the base.
@@ -184,6 +211,7 @@ class ScalingModel:
     n_clusters: int = 12
     base: tuple = (0, 0, 0)
     seed: int = 0
+    assignment: str = "hard"
     lo_: np.ndarray | None = None
     hi_: np.ndarray | None = None
     centroids_: dict = field(default_factory=dict)
@@ -199,13 +227,9 @@ class ScalingModel:
     def fit(self, times: np.ndarray, counters: np.ndarray) -> "ScalingModel":
         from sklearn.cluster import KMeans
 
-        times = np.asarray(times, float)
-        counters = np.asarray(counters, float)
-        if times.ndim != 4 or len(times) != len(counters):
-            raise ValueError("times must be (kernels, SM counts, core clocks, memory clocks) with one row of "
-                             "counters per kernel")
-        if not (np.isfinite(times).all() and (times > 0).all()):
-            raise ValueError("times must be finite and positive")
+        if self.assignment not in ASSIGNMENTS:
+            raise ValueError(f"assignment {self.assignment!r} is not one of {', '.join(ASSIGNMENTS)}")
+        times, counters = check_training_set(times, counters)
         n, nc, ne, nm = times.shape
         self.shape_ = (nc, ne, nm)
         self.lo_, self.hi_ = counters.min(0), counters.max(0)
@@ -240,16 +264,32 @@ class ScalingModel:
         x = self._normalise(np.atleast_2d(counters))
         return {name: net.predict(x) for name, net in self.networks_.items()}
 
-    def surfaces(self, picks: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The chosen clusters' scaling values for each kernel: C (kernels,
-        nc-1), E (kernels, nc, nm, ne-1), M (kernels, nc, ne, nm-1)."""
+    def weights(self, counters: np.ndarray) -> dict:
+        """Each centroid's weight in each kernel's surface, per cluster set:
+        {set: (kernels, k)}; one-hot on the picks for ``hard``, the
+        network's outputs normalised to sum to one for ``soft``."""
+        x = self._normalise(np.atleast_2d(counters))
+        if self.assignment == "hard":
+            return {name: _one_hot(net.predict(x), len(self.centroids_[name])) for name, net in self.networks_.items()}
+        out = {}
+        for name, net in self.networks_.items():
+            o = net.outputs(x)
+            out[name] = o / np.maximum(o.sum(axis=1, keepdims=True), 1e-300)
+        return out
+
+    def surfaces(self, weights: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each kernel's scaling values, its centroids weighted by
+        ``weights`` ({set: (kernels, k)}, or {set: (kernels,)} cluster
+        indices): C (kernels, nc-1), E (kernels, nc, nm, ne-1), M (kernels,
+        nc, ne, nm-1)."""
         nc, ne, nm = self.shape_
-        C = self.centroids_["cu"][picks["cu"]]
+        w = {name: (_one_hot(v, len(self.centroids_[name])) if np.ndim(v) == 1 else v) for name, v in weights.items()}
+        C = w["cu"] @ self.centroids_["cu"]
         n = len(C)
         E = np.empty((n, nc, nm, ne - 1))
         M = np.empty((n, nc, ne, nm - 1))
         for c in range(nc):
-            v = self.centroids_[f"cu{c}"][picks[f"cu{c}"]]
+            v = w[f"cu{c}"] @ self.centroids_[f"cu{c}"]
             E[:, c] = v[:, :nm * (ne - 1)].reshape(n, nm, ne - 1)
             M[:, c] = v[:, nm * (ne - 1):].reshape(n, ne, nm - 1)
         return C, E, M
@@ -257,9 +297,10 @@ class ScalingModel:
     def predict_grid(self, counters: np.ndarray, t0, picks: dict | None = None) -> np.ndarray:
         """Every grid point of every kernel (kernels, nc, ne, nm) from its
         base-configuration counters and time ``t0`` (eq. 1 through
-        :func:`scale_grid`).  ``picks`` overrides the networks' choice (the
-        seed's oracle classifier, V-B2: ``labels_`` of the training kernels)."""
-        C, E, M = self.surfaces(self.picks(counters) if picks is None else picks)
+        :func:`scale_grid`).  ``picks`` ({set: cluster per kernel})
+        overrides the networks' choice (the seed's oracle classifier, V-B2:
+        ``labels_`` of the training kernels)."""
+        C, E, M = self.surfaces(self.weights(counters) if picks is None else picks)
         return scale_grid(np.atleast_1d(np.asarray(t0, float)), self.base, C, E, M)
 
     def predict(self, counters: np.ndarray, t0: float, target: tuple[int, int, int]) -> float:
@@ -267,7 +308,8 @@ class ScalingModel:
 
     def save(self, path) -> None:
         """Everything a later prediction needs: no retraining, no sweep."""
-        data = {"n_clusters": self.n_clusters, "base": list(self.base), "seed": self.seed,
+        data = {"method": "clusters", "n_clusters": self.n_clusters, "base": list(self.base), "seed": self.seed,
+                "assignment": self.assignment,
                 "shape": list(self.shape_), "meta": self.meta_, "lo": self.lo_.tolist(), "hi": self.hi_.tolist(),
                 "centroids": {k: v.tolist() for k, v in self.centroids_.items()},
                 "networks": {k: {"hidden": n.hidden, "weights": [w.tolist() for w in n.weights]}
@@ -278,7 +320,8 @@ class ScalingModel:
     @classmethod
     def load(cls, path) -> "ScalingModel":
         d = json.loads(Path(path).read_text())
-        m = cls(n_clusters=d["n_clusters"], base=tuple(d["base"]), seed=d["seed"])
+        m = cls(n_clusters=d["n_clusters"], base=tuple(d["base"]), seed=d["seed"],
+                assignment=d.get("assignment", "hard"))
         m.shape_ = tuple(d["shape"])
         m.meta_ = d.get("meta", {})
         m.lo_, m.hi_ = np.array(d["lo"]), np.array(d["hi"])

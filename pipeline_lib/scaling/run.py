@@ -18,7 +18,6 @@ from ..trace.parquet_io import write_text
 from ..versions import SCALING_VERSION
 from . import evaluate as ev
 from .counters import EXTENDED, FEATURES, MIX_COUNTS, feature_set, kernel_counters, kernel_mix
-from .model import ScalingModel
 
 MIX = [("kernel", STR, "")] + [(c, I64, "warp instructions" if c != "thread_instrs" else "")
                                 for c in MIX_COUNTS]
@@ -34,12 +33,14 @@ PREDICTIONS = [
     ("sm", I64, ""), ("cc", I64, ""), ("mc", I64, ""),
     ("seconds", F64, "predicted run time (the measured one at the base)"),
     ("dynamic_power_w", F64, "predicted dynamic power (the measured one at the base)")]
-HEATMAP = [("metric", STR, "time or power"), ("sm", I64, "base SM count"), ("cc", I64, "base core clock"),
+HEATMAP = [("metric", STR, "time or power"),
+           ("method", STR, "clusters-hard (the seed's model), clusters-soft or regression (docs/scaling.md)"), ("sm", I64, "base SM count"), ("cc", I64, "base core clock"),
            ("mc", I64, "base DRAM clock"), ("k", I64, "clusters per set"),
            ("mean_error", F64, "mean |predicted - measured| / measured over held-out kernels, targets, splits"),
            ("predictions", I64, "errors averaged")]
 HISTOGRAM = [("metric", STR, ""), ("k", I64, ""), ("bin_lo_pct", F64, "error bin, %"), ("bin_hi_pct", F64, ""),
              ("count", I64, "predictions in the bin")]
+INNER_VARIANTS = [ev.variant_name(*v) for v in ev.COMPARED]
 SOURCES = [("metric", STR, ""), ("sm", I64, "base"), ("cc", I64, ""), ("mc", I64, ""), ("k", I64, ""),
            ("train_oracle", F64, "training kernels, k-means' own cluster (clustering error alone)"),
            ("train_network", F64, "training kernels, the networks' choice"),
@@ -48,7 +49,11 @@ SOURCES = [("metric", STR, ""), ("sm", I64, "base"), ("cc", I64, ""), ("mc", I64
            ("held_out_same_sm", F64, "held-out kernels, the networks' choice, targets at the base's SM count"),
            ("held_out_other_sm", F64, "held-out kernels, the networks' choice, targets at other SM counts"),
            ("held_out_other_sm_cu_oracle", F64, "the same with the SM-count cluster nearest their measured "
-                                                "scaling (the other sets' networks as before)")]
+                                                "scaling (the other sets' networks as before)"),
+           ("folds", I64, "inner folds of the nested split (training kernels of each outer split only)")] + [
+    (f"inner_{n.replace('-', '_')}", F64, f"{n}: mean error on the inner folds") for n in INNER_VARIANTS] + [
+    (f"inner_wins_{n.replace('-', '_')}", I64, f"outer splits in which {n} had the lowest inner error")
+    for n in INNER_VARIANTS]
 
 
 _write = stage_writer("scaling_version", SCALING_VERSION)
@@ -135,20 +140,24 @@ def study_bases(grid: ev.Grid, bases: list) -> list[tuple[int, int, int]]:
 
 
 # -- training and prediction ---------------------------------------------------------------------------------------
-def train_stage(dataset, base: dict, k: int, seed: int, out_paths: dict, features: str = "seed") -> None:
+def train_stage(dataset, base: dict, k: int, seed: int, out_paths: dict, features: str = "seed",
+                method: str = "clusters", assignment: str = "hard") -> None:
     """The model artifact, one per metric, trained on every kernel instance
-    with the counters of ``features`` (``scaling.features``)."""
+    with the counters of ``features`` (``scaling.features``) by ``method``
+    (``scaling.method``, ``scaling.assignment``)."""
     names = feature_set(features)
     grid = ev.grid_arrays(pd.read_parquet(dataset), names)
     b = base_index(grid, base)
     for metric, path in out_paths.items():
-        model = ev.fit_model(grid, metric, b, np.arange(len(grid.instances)), k, seed)
+        model = ev.fit_model(grid, metric, b, np.arange(len(grid.instances)), k, seed, method, assignment)
         model.meta_ = {"metric": metric, "column": ev.METRICS[metric], "features": names, "feature_set": features,
+                       "variant": ev.variant_name(method, assignment),
                        "sm": grid.sm.tolist(), "cc": grid.cc.tolist(), "mc": grid.mc.tolist(),
                        "base_point": grid.point(b), "kernel_instances": len(grid.instances)}
         model.save(path)
-        _log(f"{metric} model: base {grid.point(b)}, k = {min(k, len(grid.instances))}, "
-             f"{len(grid.instances)} kernel instances")
+        _log(f"{metric} model ({ev.variant_name(method, assignment)}): base {grid.point(b)}"
+             + (f", k = {min(k, len(grid.instances))}" if method == "clusters" else "")
+             + f", {len(grid.instances)} kernel instances")
 
 
 def predict_stage(wl: str, models: dict, profile, trace_launches, sim_dir, hw: dict, base_name: str,
@@ -157,7 +166,7 @@ def predict_stage(wl: str, models: dict, profile, trace_launches, sim_dir, hw: d
     models' base configuration: no retraining, no sweep.  ``point_name(sm,
     cc, mc)`` names a target."""
     c = counters_at(profile, trace_launches, sim_dir, hw)
-    loaded = {m: ScalingModel.load(p) for m, p in models.items()}
+    loaded = {m: ev.load_model(p) for m, p in models.items()}
     rows = None
     for metric, model in loaded.items():
         meta = model.meta_
@@ -197,22 +206,27 @@ def validate_stage(dataset, metric: str, opts: dict, out_dir) -> None:
     (14/17) and the error sources (V-B2) of one metric."""
     grid = ev.grid_arrays(pd.read_parquet(dataset), feature_set(opts.get("features", "seed")))
     out = Path(out_dir)
-    parts = ev.splits(len(grid.instances), opts["holdout"], opts["splits"], opts["seed"],
-                      split_groups(grid, opts["split_by"], opts.get("applications", {})))
+    groups = split_groups(grid, opts["split_by"], opts.get("applications", {}))
+    parts = ev.splits(len(grid.instances), opts["holdout"], opts["splits"], opts["seed"], groups)
+    _log(f"{metric}: {len(grid.instances)} kernel instances, {len(parts)} splits")
     k, seed = opts["clusters"], opts["seed"]
+    variant = ev.variant_name(opts.get("method", "clusters"), opts.get("assignment", "hard"))
     meta = dict(metric=metric, splits=opts["splits"], holdout=opts["holdout"], split_by=opts["split_by"],
-                features=opts.get("features", "seed"))
+                features=opts.get("features", "seed"), variant=variant)
     ccs = opts["heatmap_cc"] or sorted({int(grid.cc[0]), int(grid.cc[-1])})
-    heat = ev.heatmap(grid, metric, ccs, parts, k, seed, _log)
+    # every compared variant on the same splits; the configured one is among them
+    heat = ev.heatmap(grid, metric, ccs, parts, k, seed, _log, ev.COMPARED)
     _write(heat, HEATMAP, "scaling_heatmap", out / "heatmap.parquet", **meta)
     bases = study_bases(grid, opts["study_bases"])
     counts = [c for c in opts["cluster_counts"]]
     study, hist = ev.cluster_study(grid, metric, bases, counts, set(opts["histogram_k"]), parts, seed, _log)
     _write(study, HEATMAP, "scaling_clusters", out / "clusters.parquet", **meta)
     _write(hist, HISTOGRAM, "scaling_histogram", out / "histogram.parquet", **meta)
-    src = pd.DataFrame([ev.error_sources(grid, metric, base_index(grid, opts["base"]), parts, k, seed)])
+    b = base_index(grid, opts["base"])
+    src = pd.DataFrame([{**ev.error_sources(grid, metric, b, parts, k, seed),
+                         **ev.inner_choice(grid, metric, b, parts, k, seed, groups)}])
     _write(src, SOURCES, "scaling_error_sources", out / "sources.parquet", **meta)
-    _figures(grid, metric, heat, study, hist, out)
+    _figures(grid, metric, heat[heat["method"] == variant], study, hist, out)
 
 
 def _figures(grid, metric, heat, study, hist, out: Path) -> None:
@@ -230,7 +244,7 @@ def _figures(grid, metric, heat, study, hist, out: Path) -> None:
         ax.set_yticks(range(z.shape[0]), z.index)
         ax.set_xlabel("base SM count")
         ax.set_ylabel("base DRAM clock (MHz)")
-        ax.set_title(f"{metric}: held-out error % at {cc} MHz core", fontsize=9)
+        ax.set_title(f"{metric} ({h['method'].iloc[0]}): held-out error % at {cc} MHz core", fontsize=9)
         fig.colorbar(im, ax=ax)
         save(fig, out / f"heatmap_cc{cc}.png")
     fig, ax = plt.subplots(figsize=(7, 3.5))
@@ -269,7 +283,7 @@ def summary_stage(sweep: str, dataset, dirs: dict, model_paths: dict, sim_hosts:
     """summary.md: errors next to the seed's; host_time.md: one prediction
     against one detailed simulation (host seconds, not reproducible)."""
     data = pd.read_parquet(dataset)
-    model = ScalingModel.load(model_paths["time"])
+    model = ev.load_model(model_paths["time"])
     grid = ev.grid_arrays(data, model.meta_["features"])
     lines = [f"# Scaling model on sweep `{sweep}`", "",
              f"{len(grid.instances)} kernel instances ({data['workload'].nunique()} workloads) x "
@@ -277,33 +291,46 @@ def summary_stage(sweep: str, dataset, dirs: dict, model_paths: dict, sim_hosts:
              f"{len(grid.mc)} DRAM clocks {grid.mc.tolist()} MHz.", ""]
     for metric, d in dirs.items():
         d = Path(d)
-        heat = pd.read_parquet(d / "heatmap.parquet")
+        every = pd.read_parquet(d / "heatmap.parquet")
         study = pd.read_parquet(d / "clusters.parquet")
         src = pd.read_parquet(d / "sources.parquet").iloc[0]
-        k = int(heat["k"].iloc[0])
+        k = int(every["k"].iloc[0])
         meta = {k_.decode(): v.decode() for k_, v in (pq.read_schema(d / "heatmap.parquet").metadata or {}).items()}
+        variant = meta["variant"]
+        heat = every[every["method"] == variant]
         share = f"{100 * float(meta['holdout']):g}%"
         held = (f"{share} of the applications (every kernel instance of each)" if meta["split_by"] == "application"
                 else f"{share} of the kernel instances")
+        names = list(dict.fromkeys(every["method"]))
+        table = every.pivot_table(index=["sm", "cc", "mc"], columns="method", values="mean_error", sort=False)
         lines += [f"## {metric}", "", f"Each split holds out {held}; {meta['splits']} seeded splits; "
-                  f"features: {meta.get('features', 'seed')}.", "",
+                  f"features: {meta.get('features', 'seed')}; model: {variant}.", "",
                   f"Heat-map bases (every SM count x DRAM clock at core clocks "
-                  f"{', '.join(str(int(x)) for x in sorted(heat['cc'].unique()))} MHz), "
-                  f"k = {k}: mean held-out error **{100 * heat['mean_error'].mean():.1f}%** "
-                  f"(best base {100 * heat['mean_error'].min():.1f}%, worst {100 * heat['mean_error'].max():.1f}%); "
-                  f"seed: {SEED_ERRORS[metric]:.0f}% on average.", "",
-                  "| base (SM, core MHz, DRAM MHz) | mean error % |", "|---|---|"]
-        lines += [f"| {r.sm}, {r.cc}, {r.mc} | {100 * r.mean_error:.1f} |" for r in heat.itertuples()]
+                  f"{', '.join(str(int(x)) for x in sorted(heat['cc'].unique()))} MHz): mean held-out error "
+                  f"**{100 * heat['mean_error'].mean():.1f}%** (best base {100 * heat['mean_error'].min():.1f}%, "
+                  f"worst {100 * heat['mean_error'].max():.1f}%); seed: {SEED_ERRORS[metric]:.0f}% on average. "
+                  f"Every model variant on the same splits (clusters: k = {k}; clusters-hard is the seed's model):",
+                  "", "| base (SM, core MHz, DRAM MHz) | " + " | ".join(f"{n} %" for n in names) + " |",
+                  "|---|" + "---:|" * len(names)]
+        lines += [f"| {sm}, {cc}, {mc} | " + " | ".join(f"{100 * r[n]:.1f}" for n in names) + " |"
+                  for (sm, cc, mc), r in table.iterrows()]
+        lines += ["| **mean** | " + " | ".join(f"**{100 * table[n].mean():.1f}**" for n in names) + " |"]
         by_k = study.groupby("k")["mean_error"].mean()
-        lines += ["", "Error vs clusters per set (mean over the study bases): " +
+        lines += ["", "Error of the seed's model (clusters-hard) vs clusters per set (mean over the study bases): " +
                   ", ".join(f"k={kk}: {100 * v:.1f}%" for kk, v in by_k.items()), "",
-                  f"Error sources at base ({src.sm}, {src.cc}, {src.mc}), k = {src.k} (V-B2): training kernels "
+                  f"Error sources of the seed's model at base ({src.sm}, {src.cc}, {src.mc}), k = {src.k} (V-B2): "
+                  f"training kernels "
                   f"with the oracle classifier {100 * src.train_oracle:.1f}% (clustering alone), with the networks "
                   f"{100 * src.train_network:.1f}%; held-out kernels {100 * src.held_out:.1f}% with the networks, "
                   f"{100 * src.held_out_oracle:.1f}% with the cluster nearest their measured scaling. By target: "
                   f"held-out kernels {100 * src.held_out_same_sm:.1f}% at the base's SM count, "
                   f"{100 * src.held_out_other_sm:.1f}% at other SM counts, and there "
-                  f"{100 * src.held_out_other_sm_cu_oracle:.1f}% with the nearest SM-count cluster.", ""]
+                  f"{100 * src.held_out_other_sm_cu_oracle:.1f}% with the nearest SM-count cluster.", "",
+                  f"Nested split at the same base (the choice a user makes without the held-out kernels): on each "
+                  f"outer split, the training kernels alone in {src.folds} grouped folds; mean inner error " +
+                  ", ".join(f"{n} {100 * src['inner_' + n.replace('-', '_')]:.1f}% (lowest in "
+                            f"{src['inner_wins_' + n.replace('-', '_')]} of {meta['splits']} splits)"
+                            for n in INNER_VARIANTS) + ".", ""]
     write_text("\n".join(lines) + "\n", out_md)
     # host time: one kernel's prediction to every grid point vs its detailed simulations
     b = base_index(grid, model.meta_["base_point"])
