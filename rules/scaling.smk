@@ -110,6 +110,9 @@ if SC_SWEEP:
                 features=SC["features"],
                 method=SC["method"],
                 assignment=SC["assignment"],
+                classifier=SC["classifier"],
+                split_by=SC["split_by"],
+                applications={w: CONFIG["workloads"][w]["benchmark"] for w in SC_WL},
                 code_version=SCALING_VERSION,
             ),
         resources:
@@ -136,7 +139,7 @@ if SC_SWEEP:
             **keyed(
                 opts={**{k: SC[k] for k in ("base", "clusters", "holdout", "splits", "split_by", "seed", "heatmap_cc",
                                             "cluster_counts", "study_bases", "histogram_k", "features",
-                                            "method", "assignment")},
+                                            "method", "assignment", "classifier")},
                       # the application (benchmark) of every workload of the grid, for split_by: application
                       "applications": {w: CONFIG["workloads"][w]["benchmark"] for w in SC_WL}},
                 code_version=SCALING_VERSION,

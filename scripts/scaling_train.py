@@ -7,4 +7,5 @@ sm = snakemake  # noqa: F821  (injected by Snakemake)
 with job_log(sm):
     p = sm.params
     train_stage(sm.input[0], dict(p.base), p.clusters, p.seed, dict(sm.output.items()), features=p.features,
-                method=p.method, assignment=p.assignment)
+                method=p.method, assignment=p.assignment,
+                classifier=p.classifier, split_by=p.split_by, applications=dict(p.applications))

@@ -374,3 +374,48 @@ def test_nested_choice_never_sees_the_held_out_kernels():
     grid.values["time"] = grid.values["time"].copy()
     grid.values["time"][one[0][1]] *= 7.0 + np.arange(48).reshape(3, 4, 4)
     assert ev.inner_choice(grid, "time", (1, 1, 1), one, k=3, seed=1) == before
+
+
+def test_bagged_classifier_chooses_its_decay_inside_the_training_set_and_saves(tmp_path):
+    """The bagged classifier: a decay from DECAYS chosen on inner folds,
+    five bootstrap members whose mean output it predicts with, the same
+    after save and load; the seed's network is unchanged by the option."""
+    from pipeline_lib.scaling.model import BAGS, DECAYS, BaggedNetwork
+
+    times, counters = _continuum(40)
+    seed_model = ScalingModel(n_clusters=3, seed=1).fit(times[:32], counters[:32])
+    bagged = ScalingModel(n_clusters=3, seed=1, classifier="bagged").fit(times[:32], counters[:32],
+                                                                        groups=np.arange(32) // 2)
+    for name, net in bagged.networks_.items():
+        assert isinstance(net, BaggedNetwork) and len(net.members) == BAGS and net.decay in DECAYS
+        np.testing.assert_allclose(net.outputs(bagged._normalise(counters[32:])),
+                                   np.mean([m.outputs(bagged._normalise(counters[32:])) for m in net.members], 0))
+        assert np.array_equal(bagged.labels_[name], seed_model.labels_[name])    # the same clusters
+    # a decay shrinks the weights: the members' first layers are smaller than the seed network's
+    w_seed = np.abs(seed_model.networks_["cu"].weights[0]).mean()
+    assert np.mean([np.abs(m.weights[0]).mean() for m in bagged.networks_["cu"].members]) < w_seed
+    bagged.save(tmp_path / "b.json")
+    again = ScalingModel.load(tmp_path / "b.json")
+    assert again.classifier == "bagged"
+    np.testing.assert_array_equal(again.predict_grid(counters[32:], times[32:, 0, 0, 0]),
+                                  bagged.predict_grid(counters[32:], times[32:, 0, 0, 0]))
+    seed_model.save(tmp_path / "s.json")
+    assert isinstance(ScalingModel.load(tmp_path / "s.json").networks_["cu"], SigmoidNetwork)
+    with pytest.raises(ValueError, match="classifier 'forest'"):
+        ScalingModel(classifier="forest").fit(times, counters)
+    assert ev.variant_name("clusters", "soft", "bagged") == "clusters-soft-bagged"
+
+
+def test_pooled_errors_give_the_median_and_the_coarse_histogram():
+    e = 100 * np.random.default_rng(4).lognormal(-2.5, 1.0, 5001)
+    counts = np.histogram(e, ev.FINE_EDGES)[0]
+    assert abs(ev.fine_median(counts) - np.median(e)) <= 0.05
+    assert np.array_equal(ev.coarse_histogram(counts), np.histogram(e, ev.HIST_EDGES)[0])
+    assert np.isnan(ev.fine_median(np.zeros_like(counts)))
+    # the heat map gathers the binned errors of every variant when asked
+    grid = ev.grid_arrays(_synthetic_dataset(2))
+    fine = {}
+    heat = ev.heatmap(grid, "time", [1000], ev.splits(6, 0.34, 1, seed=1), k=2, seed=1, variants=ev.COMPARED,
+                      fine=fine)
+    assert sorted(fine) == sorted(heat["method"].unique())
+    assert all(c.sum() == heat[heat["method"] == n]["predictions"].sum() for n, c in fine.items())

@@ -16,24 +16,29 @@ import numpy as np
 import pandas as pd
 
 from .counters import FEATURE_NAMES
-from .model import ASSIGNMENTS, ScalingModel
+from .model import ASSIGNMENTS, CLASSIFIERS, ScalingModel
 from .regression import SurfaceRegression
 
 #: target quantities of the model and their dataset columns
 METRICS = {"time": "seconds", "power": "dynamic_power_w"}
 #: how a kernel's surface is predicted: ``clusters`` (seed, III-C/D) or ``regression`` (ours, .regression)
 METHODS = ("regression", "clusters")
-#: the variants every validation compares on the same splits: (method, assignment)
-COMPARED = (("clusters", "hard"), ("clusters", "soft"), ("regression", "hard"))
+#: the variants every validation compares on the same splits: (method, assignment, classifier)
+COMPARED = (("clusters", "hard", "seed"), ("clusters", "soft", "seed"), ("regression", "hard", "seed"))
 
 
-def variant_name(method: str, assignment: str = "hard") -> str:
-    """``clusters-hard`` (the seed's model), ``clusters-soft`` or ``regression``."""
+def variant_name(method: str, assignment: str = "hard", classifier: str = "seed") -> str:
+    """``clusters-hard`` (the seed's model), ``clusters-soft``, the same
+    with ``-bagged`` for the bagged classifier, or ``regression``."""
     if method not in METHODS:
         raise ValueError(f"scaling.method: {method!r} is not one of {', '.join(METHODS)}")
     if assignment not in ASSIGNMENTS:
         raise ValueError(f"scaling.assignment: {assignment!r} is not one of {', '.join(ASSIGNMENTS)}")
-    return "regression" if method == "regression" else f"clusters-{assignment}"
+    if classifier not in CLASSIFIERS:
+        raise ValueError(f"scaling.classifier: {classifier!r} is not one of {', '.join(CLASSIFIERS)}")
+    if method == "regression":
+        return "regression"
+    return f"clusters-{assignment}" + ("-bagged" if classifier == "bagged" else "")
 
 
 def load_model(path):
@@ -47,6 +52,28 @@ def load_model(path):
 
 #: histogram bins of Figs. 14 and 17: 10 % wide up to 100 %, then everything above
 HIST_EDGES = np.array([0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, np.inf])
+#: fine bins (0.05 points up to 1000 %) that pool errors over many bases without keeping them: medians and
+#: the coarse histogram come from their counts
+FINE_EDGES = np.concatenate([np.arange(0, 1000.0001, 0.05), [np.inf]])
+
+
+def fine_median(counts: np.ndarray) -> float:
+    """The median error (%) of errors counted in :data:`FINE_EDGES` bins,
+    linear within its bin (within 0.05 points of the exact one)."""
+    total = counts.sum()
+    if not total:
+        return float("nan")
+    cum = np.cumsum(counts)
+    i = int(np.searchsorted(cum, total / 2))
+    before = cum[i - 1] if i else 0
+    hi = FINE_EDGES[i + 1] if np.isfinite(FINE_EDGES[i + 1]) else FINE_EDGES[i]
+    return float(FINE_EDGES[i] + (hi - FINE_EDGES[i]) * (total / 2 - before) / counts[i])
+
+
+def coarse_histogram(counts: np.ndarray) -> np.ndarray:
+    """:data:`FINE_EDGES` counts summed into :data:`HIST_EDGES` bins."""
+    idx = np.searchsorted(HIST_EDGES, FINE_EDGES[:-1] + 1e-9, side="right") - 1
+    return np.bincount(idx, weights=counts, minlength=len(HIST_EDGES) - 1)[:len(HIST_EDGES) - 1].astype(np.int64)
 
 
 @dataclass
@@ -138,14 +165,17 @@ def relative_errors(pred: np.ndarray, true: np.ndarray, base: tuple[int, int, in
 
 
 def fit_model(grid: Grid, metric: str, base, train: np.ndarray, k: int, seed: int, method: str = "clusters",
-              assignment: str = "hard"):
+              assignment: str = "hard", classifier: str = "seed", groups=None):
     """A model of ``method`` trained on kernels ``train`` with their
-    counters at ``base``."""
+    counters at ``base``; ``groups`` (a label per kernel of the grid)
+    groups the bagged classifier's inner folds."""
     c, e, m = base
-    variant_name(method, assignment)
-    model = (SurfaceRegression(base=base, seed=seed) if method == "regression"
-             else ScalingModel(n_clusters=k, base=base, seed=seed, assignment=assignment))
-    return model.fit(grid.values[metric][train], grid.counters[train][:, c, e, m])
+    variant_name(method, assignment, classifier)
+    x, v = grid.counters[train][:, c, e, m], grid.values[metric][train]
+    if method == "regression":
+        return SurfaceRegression(base=base, seed=seed).fit(v, x)
+    model = ScalingModel(n_clusters=k, base=base, seed=seed, assignment=assignment, classifier=classifier)
+    return model.fit(v, x, None if groups is None else np.asarray(groups)[train])
 
 
 def held_out_errors(grid: Grid, metric: str, base, train, test, k: int, seed: int, model=None) -> np.ndarray:
@@ -156,44 +186,67 @@ def held_out_errors(grid: Grid, metric: str, base, train, test, k: int, seed: in
     return relative_errors(pred, v[test], base)
 
 
-def _variant_errors(grid: Grid, metric: str, base, train, test, k: int, seed: int, variants) -> dict:
-    """{variant name: held-out errors} of (method, assignment) ``variants``
-    on one split; the clustered variants share one fit (assignment only
-    changes how its networks' outputs are used)."""
-    out, clusters = {}, None
-    for method, assignment in variants:
+def _variant_errors(grid: Grid, metric: str, base, train, test, k: int, seed: int, variants, groups=None) -> dict:
+    """{variant name: held-out errors} of (method, assignment[, classifier])
+    ``variants`` on one split; clustered variants with the same classifier
+    share one fit (the assignment only changes how its networks' outputs
+    are used)."""
+    out, fitted = {}, {}
+    for method, assignment, *rest in variants:
+        classifier = rest[0] if rest else "seed"
         if method == "clusters":
-            clusters = clusters or fit_model(grid, metric, base, train, k, seed)
-            clusters.assignment = assignment
-            model = clusters
+            if classifier not in fitted:
+                fitted[classifier] = fit_model(grid, metric, base, train, k, seed, classifier=classifier,
+                                               groups=groups)
+            model = fitted[classifier]
+            model.assignment = assignment
         else:
             model = fit_model(grid, metric, base, train, k, seed, method)
-        out[variant_name(method, assignment)] = held_out_errors(grid, metric, base, train, test, k, seed, model)
+        out[variant_name(method, assignment, classifier)] = held_out_errors(grid, metric, base, train, test, k,
+                                                                            seed, model)
     return out
 
 
-def heatmap(grid: Grid, metric: str, core_clocks, parts, k: int, seed: int, progress=None,
-            variants=(("clusters", "hard"),)) -> pd.DataFrame:
-    """Figs. 10 and 11: for every (SM count, memory clock) base at each of
-    ``core_clocks``, the mean held-out error over all targets and splits of
-    each (method, assignment) of ``variants``, on the same splits."""
+def base_errors(grid: Grid, metric: str, bases, parts, k: int, seed: int, progress=None,
+                variants=(("clusters", "hard"),), groups=None, label: str = "bases",
+                fine: dict | None = None) -> pd.DataFrame:
+    """For every base of ``bases`` (grid indices), the mean held-out error
+    over all targets and splits of each (method, assignment[, classifier])
+    of ``variants``, on the same splits.  ``fine``, when given, gathers
+    each variant's errors (%) over all bases, counted in
+    :data:`FINE_EDGES` bins ({variant name: counts})."""
     rows = []
-    for cc in core_clocks:
-        for sm in grid.sm:
-            for mc in grid.mc:
-                base = grid.index(sm, cc, mc)
-                errs: dict = {}
-                for i, (tr, te) in enumerate(parts):
-                    for name, e in _variant_errors(grid, metric, base, tr, te, k, seed + i, variants).items():
-                        errs.setdefault(name, []).append(e.ravel())
-                for name, e in errs.items():
-                    e = np.concatenate(e)
-                    rows.append({"metric": metric, "method": name, **grid.point(base), "k": k,
-                                 "mean_error": float(e.mean()), "predictions": len(e)})
-                if progress:
-                    progress(f"heat map {metric}: base sm{sm}-cc{cc}-mc{mc}: " +
-                             ", ".join(f"{r['method']} {100 * r['mean_error']:.1f}%" for r in rows[-len(errs):]))
+    fine = {} if fine is None else fine
+    for base in bases:
+        errs: dict = {}
+        for i, (tr, te) in enumerate(parts):
+            for name, e in _variant_errors(grid, metric, base, tr, te, k, seed + i, variants, groups).items():
+                errs.setdefault(name, []).append(e.ravel())
+        for name, e in errs.items():
+            e = np.concatenate(e)
+            fine[name] = fine.get(name, 0) + np.histogram(100 * e, FINE_EDGES)[0]
+            rows.append({"metric": metric, "method": name, **grid.point(base), "k": k,
+                         "mean_error": float(e.mean()), "median_error": float(np.median(e)),
+                         "predictions": len(e)})
+        if progress:
+            p = grid.point(base)
+            progress(f"{label} {metric}: base sm{p['sm']}-cc{p['cc']}-mc{p['mc']}: " +
+                     ", ".join(f"{r['method']} {100 * r['mean_error']:.1f}%" for r in rows[-len(errs):]))
     return pd.DataFrame(rows)
+
+
+def heatmap(grid: Grid, metric: str, core_clocks, parts, k: int, seed: int, progress=None,
+            variants=(("clusters", "hard"),), groups=None, fine: dict | None = None) -> pd.DataFrame:
+    """Figs. 10 and 11: :func:`base_errors` at every (SM count, memory
+    clock) base at each of ``core_clocks``."""
+    bases = [grid.index(sm, cc, mc) for cc in core_clocks for sm in grid.sm for mc in grid.mc]
+    return base_errors(grid, metric, bases, parts, k, seed, progress, variants, groups, "heat map", fine)
+
+
+def histogram_rows(metric: str, method: str, pool: str, k: int, counts) -> list[dict]:
+    """Rows of ``histogram.parquet``: one per :data:`HIST_EDGES` bin."""
+    return [{"metric": metric, "method": method, "pool": pool, "k": k, "bin_lo_pct": float(lo),
+             "bin_hi_pct": float(hi), "count": int(c)} for lo, hi, c in zip(HIST_EDGES[:-1], HIST_EDGES[1:], counts)]
 
 
 def cluster_study(grid: Grid, metric: str, bases, cluster_counts, hist_k, parts, seed: int,
@@ -208,13 +261,13 @@ def cluster_study(grid: Grid, metric: str, bases, cluster_counts, hist_k, parts,
                                    for i, (tr, te) in enumerate(parts)])
             pooled.append(errs)
             rows.append({"metric": metric, "method": variant_name("clusters"), **grid.point(base), "k": k,
-                         "mean_error": float(errs.mean()), "predictions": len(errs)})
+                         "mean_error": float(errs.mean()), "median_error": float(np.median(errs)),
+                         "predictions": len(errs)})
         if progress:
             progress(f"clusters {metric}: k={k}: {100 * np.concatenate(pooled).mean():.1f}%")
         if k in hist_k:
             counts, _ = np.histogram(100 * np.concatenate(pooled), HIST_EDGES)
-            hist += [{"metric": metric, "k": k, "bin_lo_pct": float(lo), "bin_hi_pct": float(hi), "count": int(c)}
-                     for lo, hi, c in zip(HIST_EDGES[:-1], HIST_EDGES[1:], counts)]
+            hist += histogram_rows(metric, variant_name("clusters"), "study bases", k, counts)
     return pd.DataFrame(rows), pd.DataFrame(hist)
 
 
@@ -280,7 +333,8 @@ def inner_choice(grid: Grid, metric: str, base, parts, k: int, seed: int, groups
         errs = {n: [] for n in names}
         n_folds = min(folds, len(np.unique(groups[tr])))
         for itr, iva in GroupKFold(n_folds).split(tr, groups=groups[tr]):
-            for n, e in _variant_errors(grid, metric, base, tr[itr], tr[iva], k, seed + i, variants).items():
+            for n, e in _variant_errors(grid, metric, base, tr[itr], tr[iva], k, seed + i, variants,
+                                        groups).items():
                 errs[n].append(e.ravel())
         means = {n: float(np.concatenate(e).mean()) for n, e in errs.items()}
         wins[min(means, key=means.get)] += 1

@@ -134,10 +134,12 @@ def _adam_step(p, g, m, v, lr, c1, c2):
 
 
 @njit(cache=True)
-def _adam(x, y, W1, b1, W2, b2, epochs, lr):
+def _adam(x, y, W1, b1, W2, b2, epochs, lr, decay):
     """Full-batch Adam (betas 0.9, 0.999) on the cross-entropy of sigmoid
-    outputs against one-hot ``y``; updates the weights in place.  Compiled:
-    the networks are retrained for every split, base and cluster count."""
+    outputs against one-hot ``y``, plus ``decay`` / 2 x the squared weights
+    (not the biases; 0: none, the seed's); updates the weights in place.
+    Compiled: the networks are retrained for every split, base and cluster
+    count."""
     mW1, vW1, mb1, vb1 = np.zeros_like(W1), np.zeros_like(W1), np.zeros_like(b1), np.zeros_like(b1)
     mW2, vW2, mb2, vb2 = np.zeros_like(W2), np.zeros_like(W2), np.zeros_like(b2), np.zeros_like(b2)
     n = x.shape[0]
@@ -148,9 +150,14 @@ def _adam(x, y, W1, b1, W2, b2, epochs, lr):
         d1 = (d2 @ W2.T) * h * (1 - h)
         c1 = 1 - 0.9 ** step
         c2 = 1 - 0.999 ** step
-        _adam_step(W1, x.T @ d1, mW1, vW1, lr, c1, c2)
+        g1 = x.T @ d1
+        g2 = h.T @ d2
+        if decay > 0:
+            g1 += decay * W1
+            g2 += decay * W2
+        _adam_step(W1, g1, mW1, vW1, lr, c1, c2)
         _adam_step(b1, d1.sum(axis=0), mb1, vb1, lr, c1, c2)
-        _adam_step(W2, h.T @ d2, mW2, vW2, lr, c1, c2)
+        _adam_step(W2, g2, mW2, vW2, lr, c1, c2)
         _adam_step(b2, d2.sum(axis=0), mb2, vb2, lr, c1, c2)
 
 
@@ -158,11 +165,13 @@ def _adam(x, y, W1, b1, W2, b2, epochs, lr):
 class SigmoidNetwork:
     """Three-layer network: linear inputs, ``hidden`` sigmoid units, one
     sigmoid output per class; trained on one-hot targets with
-    cross-entropy by full-batch Adam from a seeded start (deterministic)."""
+    cross-entropy by full-batch Adam from a seeded start (deterministic);
+    ``decay`` > 0 adds L2 weight decay (ours; the seed names none)."""
     hidden: int
     epochs: int = 3000
     learning_rate: float = 0.05
     seed: int = 0
+    decay: float = 0.0
     weights: list = field(default_factory=list)
 
     def fit(self, x: np.ndarray, labels: np.ndarray, n_classes: int) -> "SigmoidNetwork":
@@ -173,7 +182,8 @@ class SigmoidNetwork:
         W2 = rng.normal(0, 1 / np.sqrt(self.hidden), (self.hidden, n_classes))
         b2 = np.zeros(n_classes)
         y = np.eye(n_classes)[labels]
-        _adam(np.ascontiguousarray(x, dtype=np.float64), y, W1, b1, W2, b2, self.epochs, self.learning_rate)
+        _adam(np.ascontiguousarray(x, dtype=np.float64), y, W1, b1, W2, b2, self.epochs, self.learning_rate,
+              float(self.decay))
         self.weights = [W1, b1, W2, b2]
         return self
 
@@ -183,6 +193,69 @@ class SigmoidNetwork:
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         return np.argmax(self.outputs(x), axis=1)
+
+
+#: weight decays the bagged classifier chooses from (decades around the loss's own scale)
+DECAYS = (1e-3, 1e-2, 1e-1)
+#: bootstrap replicates of the bagged classifier, and inner folds that choose its decay
+BAGS, INNER_FOLDS = 5, 3
+#: how the networks of each cluster set are trained
+CLASSIFIERS = ("seed", "bagged")
+
+
+def _log_loss(outputs: np.ndarray, labels: np.ndarray) -> float:
+    """Cross-entropy of the outputs, normalised to sum to one, at the true labels."""
+    p = outputs / np.maximum(outputs.sum(axis=1, keepdims=True), 1e-300)
+    return float(-np.log(np.maximum(p[np.arange(len(labels)), labels], 1e-12)).mean())
+
+
+@dataclass
+class BaggedNetwork:
+    """What a careful practitioner adds to the seed's network (ours): L2
+    weight decay chosen on inner folds of the training kernels alone (the
+    lowest mean cross-entropy on the held-in folds' left-out kernels;
+    grouped by application when ``groups`` is given), then ``BAGS``
+    networks on bootstrap resamples, each from its own seeded start
+    (bagging with restarts); the outputs are averaged."""
+    hidden: int
+    seed: int = 0
+    decay: float = 0.0
+    members: list = field(default_factory=list)
+
+    def fit(self, x: np.ndarray, labels: np.ndarray, n_classes: int, groups=None) -> "BaggedNetwork":
+        from sklearn.model_selection import GroupKFold
+
+        groups = np.arange(len(x)) if groups is None else np.asarray(groups)
+        folds = min(INNER_FOLDS, len(np.unique(groups)))
+        losses = []
+        for decay in DECAYS:
+            loss = 0.0
+            if folds >= 2:
+                for tr, va in GroupKFold(folds).split(x, groups=groups):
+                    net = SigmoidNetwork(hidden=self.hidden, seed=self.seed, decay=decay).fit(x[tr], labels[tr],
+                                                                                              n_classes)
+                    loss += _log_loss(net.outputs(x[va]), labels[va]) * len(va)
+            losses.append(loss)
+        self.decay = DECAYS[int(np.argmin(losses))]
+        rng = np.random.default_rng(self.seed)
+        self.members = []
+        for b in range(BAGS):
+            pick = rng.integers(0, len(x), len(x))
+            self.members.append(SigmoidNetwork(hidden=self.hidden, seed=self.seed * 1000 + b + 1,
+                                               decay=self.decay).fit(x[pick], labels[pick], n_classes))
+        return self
+
+    def outputs(self, x: np.ndarray) -> np.ndarray:
+        return np.mean([m.outputs(x) for m in self.members], axis=0)
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        return np.argmax(self.outputs(x), axis=1)
+
+
+def _net_json(net):
+    if isinstance(net, BaggedNetwork):
+        return [_net_json(m) for m in net.members]
+    return {"hidden": net.hidden, "weights": [w.tolist() for w in net.weights]}
 
 
 # -- the model (III-A) ---------------------------------------------------------------------------------------------
@@ -202,6 +275,9 @@ class ScalingModel:
     assignment : str
         ``hard`` (seed, III-D: the highest output picks one centroid) or
         ``soft`` (ours: centroids weighted by the normalised outputs).
+    classifier : str
+        ``seed`` (one network per cluster set, as III-D) or ``bagged``
+        (ours: :class:`BaggedNetwork`).
 
     ``fit(times, counters)``: ``times`` is (kernels, SM counts, core clocks,
     memory clocks); ``counters`` (kernels, features) measured at the base.
@@ -212,6 +288,7 @@ class ScalingModel:
     base: tuple = (0, 0, 0)
     seed: int = 0
     assignment: str = "hard"
+    classifier: str = "seed"
     lo_: np.ndarray | None = None
     hi_: np.ndarray | None = None
     centroids_: dict = field(default_factory=dict)
@@ -224,11 +301,15 @@ class ScalingModel:
         span = np.where(self.hi_ > self.lo_, self.hi_ - self.lo_, 1.0)
         return (np.asarray(counters, float) - self.lo_) / span
 
-    def fit(self, times: np.ndarray, counters: np.ndarray) -> "ScalingModel":
+    def fit(self, times: np.ndarray, counters: np.ndarray, groups=None) -> "ScalingModel":
+        """``groups`` (one label per kernel, e.g. its application) groups the
+        bagged classifier's inner folds; the seed's classifier ignores it."""
         from sklearn.cluster import KMeans
 
         if self.assignment not in ASSIGNMENTS:
             raise ValueError(f"assignment {self.assignment!r} is not one of {', '.join(ASSIGNMENTS)}")
+        if self.classifier not in CLASSIFIERS:
+            raise ValueError(f"classifier {self.classifier!r} is not one of {', '.join(CLASSIFIERS)}")
         times, counters = check_training_set(times, counters)
         n, nc, ne, nm = times.shape
         self.shape_ = (nc, ne, nm)
@@ -239,7 +320,10 @@ class ScalingModel:
             km = KMeans(n_clusters=k, n_init=10, random_state=self.seed).fit(feats)
             self.labels_[name] = km.labels_
             self.centroids_[name] = km.cluster_centers_
-            self.networks_[name] = SigmoidNetwork(hidden=k, seed=self.seed).fit(x, km.labels_, k)
+            if self.classifier == "bagged":
+                self.networks_[name] = BaggedNetwork(hidden=k, seed=self.seed).fit(x, km.labels_, k, groups)
+            else:
+                self.networks_[name] = SigmoidNetwork(hidden=k, seed=self.seed).fit(x, km.labels_, k)
         return self
 
     def scaling_sets(self, times: np.ndarray) -> dict:
@@ -309,23 +393,26 @@ class ScalingModel:
     def save(self, path) -> None:
         """Everything a later prediction needs: no retraining, no sweep."""
         data = {"method": "clusters", "n_clusters": self.n_clusters, "base": list(self.base), "seed": self.seed,
-                "assignment": self.assignment,
+                "assignment": self.assignment, "classifier": self.classifier,
                 "shape": list(self.shape_), "meta": self.meta_, "lo": self.lo_.tolist(), "hi": self.hi_.tolist(),
                 "centroids": {k: v.tolist() for k, v in self.centroids_.items()},
-                "networks": {k: {"hidden": n.hidden, "weights": [w.tolist() for w in n.weights]}
-                             for k, n in self.networks_.items()}}
+                "networks": {k: _net_json(n) for k, n in self.networks_.items()}}
         from ..trace.parquet_io import write_text
         write_text(json.dumps(data, sort_keys=True), path)
 
     @classmethod
     def load(cls, path) -> "ScalingModel":
+        """A model saved by :meth:`save` (a seed network is one object, a
+        bagged one the list of its members)."""
         d = json.loads(Path(path).read_text())
         m = cls(n_clusters=d["n_clusters"], base=tuple(d["base"]), seed=d["seed"],
-                assignment=d.get("assignment", "hard"))
+                assignment=d.get("assignment", "hard"), classifier=d.get("classifier", "seed"))
         m.shape_ = tuple(d["shape"])
         m.meta_ = d.get("meta", {})
         m.lo_, m.hi_ = np.array(d["lo"]), np.array(d["hi"])
         m.centroids_ = {k: np.array(v) for k, v in d["centroids"].items()}
-        m.networks_ = {k: SigmoidNetwork(hidden=v["hidden"], weights=[np.array(w) for w in v["weights"]])
-                       for k, v in d["networks"].items()}
+        nets = {k: [SigmoidNetwork(hidden=n["hidden"], weights=[np.array(w) for w in n["weights"]])
+                    for n in (v if isinstance(v, list) else [v])] for k, v in d["networks"].items()}
+        m.networks_ = {k: (BaggedNetwork(hidden=v[0].hidden, members=v) if m.classifier == "bagged" else v[0])
+                       for k, v in nets.items()}
         return m

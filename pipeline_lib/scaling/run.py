@@ -37,8 +37,11 @@ HEATMAP = [("metric", STR, "time or power"),
            ("method", STR, "clusters-hard (the seed's model), clusters-soft or regression (docs/scaling.md)"), ("sm", I64, "base SM count"), ("cc", I64, "base core clock"),
            ("mc", I64, "base DRAM clock"), ("k", I64, "clusters per set"),
            ("mean_error", F64, "mean |predicted - measured| / measured over held-out kernels, targets, splits"),
+           ("median_error", F64, "median of the same errors"),
            ("predictions", I64, "errors averaged")]
-HISTOGRAM = [("metric", STR, ""), ("k", I64, ""), ("bin_lo_pct", F64, "error bin, %"), ("bin_hi_pct", F64, ""),
+HISTOGRAM = [("metric", STR, ""), ("method", STR, "model variant"),
+             ("pool", STR, "the bases pooled: study bases (the seed's model per k) or heat-map bases (every variant)"),
+             ("k", I64, ""), ("bin_lo_pct", F64, "error bin, %"), ("bin_hi_pct", F64, ""),
              ("count", I64, "predictions in the bin")]
 INNER_VARIANTS = [ev.variant_name(*v) for v in ev.COMPARED]
 SOURCES = [("metric", STR, ""), ("sm", I64, "base"), ("cc", I64, ""), ("mc", I64, ""), ("k", I64, ""),
@@ -51,6 +54,8 @@ SOURCES = [("metric", STR, ""), ("sm", I64, "base"), ("cc", I64, ""), ("mc", I64
            ("held_out_other_sm_cu_oracle", F64, "the same with the SM-count cluster nearest their measured "
                                                 "scaling (the other sets' networks as before)"),
            ("folds", I64, "inner folds of the nested split (training kernels of each outer split only)")] + [
+    (f"heat_median_{n.replace('-', '_')}", F64, f"{n}: median error over every heat-map base's predictions")
+    for n in INNER_VARIANTS] + [
     (f"inner_{n.replace('-', '_')}", F64, f"{n}: mean error on the inner folds") for n in INNER_VARIANTS] + [
     (f"inner_wins_{n.replace('-', '_')}", I64, f"outer splits in which {n} had the lowest inner error")
     for n in INNER_VARIANTS]
@@ -141,21 +146,26 @@ def study_bases(grid: ev.Grid, bases: list) -> list[tuple[int, int, int]]:
 
 # -- training and prediction ---------------------------------------------------------------------------------------
 def train_stage(dataset, base: dict, k: int, seed: int, out_paths: dict, features: str = "seed",
-                method: str = "clusters", assignment: str = "hard") -> None:
+                method: str = "clusters", assignment: str = "hard", classifier: str = "seed",
+                split_by: str = "instance", applications: dict | None = None) -> None:
     """The model artifact, one per metric, trained on every kernel instance
     with the counters of ``features`` (``scaling.features``) by ``method``
-    (``scaling.method``, ``scaling.assignment``)."""
+    (``scaling.method``, ``scaling.assignment``, ``scaling.classifier``;
+    the bagged classifier's inner folds grouped as ``split_by``)."""
     names = feature_set(features)
     grid = ev.grid_arrays(pd.read_parquet(dataset), names)
     b = base_index(grid, base)
+    groups = split_groups(grid, split_by, applications or {})
+    variant = ev.variant_name(method, assignment, classifier)
     for metric, path in out_paths.items():
-        model = ev.fit_model(grid, metric, b, np.arange(len(grid.instances)), k, seed, method, assignment)
+        model = ev.fit_model(grid, metric, b, np.arange(len(grid.instances)), k, seed, method, assignment,
+                             classifier, groups)
         model.meta_ = {"metric": metric, "column": ev.METRICS[metric], "features": names, "feature_set": features,
-                       "variant": ev.variant_name(method, assignment),
+                       "variant": variant,
                        "sm": grid.sm.tolist(), "cc": grid.cc.tolist(), "mc": grid.mc.tolist(),
                        "base_point": grid.point(b), "kernel_instances": len(grid.instances)}
         model.save(path)
-        _log(f"{metric} model ({ev.variant_name(method, assignment)}): base {grid.point(b)}"
+        _log(f"{metric} model ({variant}): base {grid.point(b)}"
              + (f", k = {min(k, len(grid.instances))}" if method == "clusters" else "")
              + f", {len(grid.instances)} kernel instances")
 
@@ -210,23 +220,37 @@ def validate_stage(dataset, metric: str, opts: dict, out_dir) -> None:
     parts = ev.splits(len(grid.instances), opts["holdout"], opts["splits"], opts["seed"], groups)
     _log(f"{metric}: {len(grid.instances)} kernel instances, {len(parts)} splits")
     k, seed = opts["clusters"], opts["seed"]
-    variant = ev.variant_name(opts.get("method", "clusters"), opts.get("assignment", "hard"))
+    configured = (opts.get("method", "clusters"), opts.get("assignment", "hard"), opts.get("classifier", "seed"))
+    variant = ev.variant_name(*configured)
+    variants = list(ev.COMPARED) + [configured] * (variant not in INNER_VARIANTS)
     meta = dict(metric=metric, splits=opts["splits"], holdout=opts["holdout"], split_by=opts["split_by"],
                 features=opts.get("features", "seed"), variant=variant)
     ccs = opts["heatmap_cc"] or sorted({int(grid.cc[0]), int(grid.cc[-1])})
     # every compared variant on the same splits; the configured one is among them
-    heat = ev.heatmap(grid, metric, ccs, parts, k, seed, _log, ev.COMPARED)
+    fine: dict = {}      # every variant's errors over the heat-map bases, binned (medians, histograms)
+    heat = ev.heatmap(grid, metric, ccs, parts, k, seed, _log, variants, groups, fine)
     _write(heat, HEATMAP, "scaling_heatmap", out / "heatmap.parquet", **meta)
     bases = study_bases(grid, opts["study_bases"])
     counts = [c for c in opts["cluster_counts"]]
     study, hist = ev.cluster_study(grid, metric, bases, counts, set(opts["histogram_k"]), parts, seed, _log)
+    # every compared variant at the study bases too (the seed's Figs. 13/16 average over such bases)
+    others = [v for v in variants if ev.variant_name(*v) != ev.variant_name("clusters")]
+    study = pd.concat([study, ev.base_errors(grid, metric, bases, parts, k, seed, _log, others, groups,
+                                             "study bases")], ignore_index=True)
     _write(study, HEATMAP, "scaling_clusters", out / "clusters.parquet", **meta)
+    hist = pd.concat([hist, pd.DataFrame([r for name, c in fine.items() for r in
+                                          ev.histogram_rows(metric, name, "heat-map bases", k,
+                                                            ev.coarse_histogram(c))])], ignore_index=True)
     _write(hist, HISTOGRAM, "scaling_histogram", out / "histogram.parquet", **meta)
     b = base_index(grid, opts["base"])
     src = pd.DataFrame([{**ev.error_sources(grid, metric, b, parts, k, seed),
-                         **ev.inner_choice(grid, metric, b, parts, k, seed, groups)}])
+                         **ev.inner_choice(grid, metric, b, parts, k, seed, groups),
+                         **{f"heat_median_{n.replace('-', '_')}": ev.fine_median(fine[n]) / 100
+                            for n in INNER_VARIANTS}}])
     _write(src, SOURCES, "scaling_error_sources", out / "sources.parquet", **meta)
-    _figures(grid, metric, heat[heat["method"] == variant], study, hist, out)
+    seed_name = ev.variant_name("clusters")
+    _figures(grid, metric, heat[heat["method"] == variant], study[study["method"] == seed_name],
+             hist[(hist["method"] == seed_name) & (hist["pool"] == "study bases")], out)
 
 
 def _figures(grid, metric, heat, study, hist, out: Path) -> None:
@@ -315,9 +339,32 @@ def summary_stage(sweep: str, dataset, dirs: dict, model_paths: dict, sim_hosts:
         lines += [f"| {sm}, {cc}, {mc} | " + " | ".join(f"{100 * r[n]:.1f}" for n in names) + " |"
                   for (sm, cc, mc), r in table.iterrows()]
         lines += ["| **mean** | " + " | ".join(f"**{100 * table[n].mean():.1f}**" for n in names) + " |"]
-        by_k = study.groupby("k")["mean_error"].mean()
+        medians = {n: src.get(f"heat_median_{n.replace('-', '_')}") for n in names}
+        lines += ["| median of all predictions | " +
+                  " | ".join("" if v is None else f"{100 * v:.1f}" for v in medians.values()) + " |"]
+        hist = pd.read_parquet(d / "histogram.parquet")
+        hist = hist[hist["pool"] == "heat-map bases"]
+        if len(hist):
+            edges = hist[hist["method"] == names[0]][["bin_lo_pct", "bin_hi_pct"]].to_numpy()
+            lines += ["", "Distribution of the errors over all heat-map bases (Figs. 14 and 17), share of the "
+                      "predictions per bin:", "",
+                      "| error % | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+            shares = {n: hist[hist["method"] == n]["count"].to_numpy() for n in names}
+            for i, (lo, hi) in enumerate(edges):
+                label = f"{lo:g}-{hi:g}" if np.isfinite(hi) else f">= {lo:g}"
+                lines.append(f"| {label} | " + " | ".join(f"{100 * shares[n][i] / max(shares[n].sum(), 1):.1f}%"
+                                                           for n in names) + " |")
+        seed_rows = study[study["method"] == ev.variant_name("clusters")]
+        by_k = seed_rows.groupby("k")["mean_error"].mean()
+        at_k = study[(study["method"] != ev.variant_name("clusters")) | (study["k"] == k)]
+        bases = ", ".join(f"({r.sm}, {r.cc}, {r.mc})" for r in
+                          seed_rows[seed_rows["k"] == seed_rows["k"].iloc[0]].itertuples())
         lines += ["", "Error of the seed's model (clusters-hard) vs clusters per set (mean over the study bases): " +
                   ", ".join(f"k={kk}: {100 * v:.1f}%" for kk, v in by_k.items()), "",
+                  f"Mean over the study bases {bases} (where the seed reports its averages, Figs. 13 and 16), "
+                  f"k = {k}: " + ", ".join(f"{n} {100 * v:.1f}%" for n, v in
+                                           at_k.groupby("method", sort=False)["mean_error"].mean().items()) + ".",
+                  "",
                   f"Error sources of the seed's model at base ({src.sm}, {src.cc}, {src.mc}), k = {src.k} (V-B2): "
                   f"training kernels "
                   f"with the oracle classifier {100 * src.train_oracle:.1f}% (clustering alone), with the networks "
