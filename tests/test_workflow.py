@@ -466,12 +466,14 @@ def test_scaling_outputs_of_end_to_end_run(ran):
     assert (t[1] >= t[2]).all()
     for metric in ("time", "power"):
         heat = pd.read_parquet(out / metric / "heatmap.parquet")
-        assert len(heat) == 2 * 2 * 2 and heat["mean_error"].between(0, 10).all()
+        # every compared model variant at every base (the default, regression, among them)
+        assert sorted(heat["method"].unique()) == ["clusters-hard", "clusters-soft", "regression"]
+        assert len(heat) == 3 * 2 * 2 * 2 and heat["mean_error"].between(0, 10).all()
         assert (heat["predictions"] == 2 * 1 * 7).all()       # splits x held-out kernels x targets
         assert sorted(pd.read_parquet(out / metric / "clusters.parquet")["k"].unique()) == [1, 2]
         for f in ("heatmap_cc500", "heatmap_cc1000", "clusters", "histogram"):
             assert (out / metric / f"{f}.png").stat().st_size > 0
-    assert "seed: 15%" in (out / "summary.md").read_text()
+    assert "seed: 15%" in (out / "summary.md").read_text() and "model: regression" in (out / "summary.md").read_text()
     assert "per target configuration" in (out / "host_time.md").read_text()
     p = pd.read_parquet(out / "predict" / "hist.parquet")
     assert len(p) == 8 and sorted(p["point"]) == sorted(GRID)

@@ -34,7 +34,9 @@ PREDICTIONS = [
     ("seconds", F64, "predicted run time (the measured one at the base)"),
     ("dynamic_power_w", F64, "predicted dynamic power (the measured one at the base)")]
 HEATMAP = [("metric", STR, "time or power"),
-           ("method", STR, "clusters-hard (the seed's model), clusters-soft or regression (docs/scaling.md)"), ("sm", I64, "base SM count"), ("cc", I64, "base core clock"),
+           ("method", STR, "model variant: clusters-hard (the seed's model), clusters-soft, either with -bagged, "
+                           "or regression (docs/scaling.md, Model variants)"),
+           ("sm", I64, "base SM count"), ("cc", I64, "base core clock"),
            ("mc", I64, "base DRAM clock"), ("k", I64, "clusters per set"),
            ("mean_error", F64, "mean |predicted - measured| / measured over held-out kernels, targets, splits"),
            ("median_error", F64, "median of the same errors"),
