@@ -56,6 +56,23 @@ def test_full_grid_overlay_is_the_paper_grid_on_the_default_kernels():
         .endswith("sm8-cc600-mc1350")
 
 
+def test_extended_suite_overlay_adds_every_non_table6_benchmark_to_the_suite():
+    """config/suite-extended.yaml puts each benchmark the study has only
+    outside the suite into TBPoint's and GPUMech's suite at its medium
+    size, in its own results directory; the rest of the study is unchanged."""
+    default = load(ROOT / "config" / "study.yaml")
+    cfg = _merged("study.yaml", "suite-extended.yaml")
+    assert cfg["results_dir"] != default["results_dir"]
+    in_suite = {w["benchmark"] for w in default["workloads"].values() if w.get("suite", True)}
+    added = {n for n, w in cfg["workloads"].items() if w.get("suite", True) and not default["workloads"][n].get(
+        "suite", True)}
+    studied = {w["benchmark"] for w in default["workloads"].values()}
+    assert {cfg["workloads"][n]["benchmark"] for n in added} == studied - in_suite
+    assert all(cfg["workloads"][n]["size"] == "medium" for n in added)
+    assert {n: w for n, w in cfg["workloads"].items() if n not in added} == \
+        {n: w for n, w in default["workloads"].items() if n not in added}
+
+
 @pytest.mark.parametrize("cfg,field", [
     ({"workloads": {"a": {"benchmark": "bfs", "size": "huge"}}}, "workloads.a.size"),
     ({"workloads": {"a": {"benchmark": "nope"}}}, "workloads.a.benchmark"),
