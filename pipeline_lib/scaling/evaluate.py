@@ -10,7 +10,9 @@ repeated (the seed used one split; several make the averages stable).
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -42,12 +44,14 @@ def variant_name(method: str, assignment: str = "hard", classifier: str = "seed"
 
 
 def load_model(path):
-    """A saved :class:`ScalingModel` or :class:`SurfaceRegression`."""
-    import json
-    from pathlib import Path
+    """A saved :class:`ScalingModel` or :class:`SurfaceRegression` (the file read once)."""
+    d = json.loads(Path(path).read_text())
+    return (SurfaceRegression if d.get("method", "clusters") == "regression" else ScalingModel).from_dict(d)
 
-    method = json.loads(Path(path).read_text()).get("method", "clusters")
-    return SurfaceRegression.load(path) if method == "regression" else ScalingModel.load(path)
+
+def column(prefix: str, variant: str) -> str:
+    """The table column of a per-variant figure: ``inner_clusters_hard`` for ("inner", "clusters-hard")."""
+    return f"{prefix}_{variant.replace('-', '_')}"
 
 
 #: histogram bins of Figs. 14 and 17: 10 % wide up to 100 %, then everything above
@@ -341,5 +345,5 @@ def inner_choice(grid: Grid, metric: str, base, parts, k: int, seed: int, groups
         for n, v in means.items():
             inner[n].append(v)
     return {"metric": metric, **grid.point(base), "folds": folds,
-            **{f"inner_{n.replace('-', '_')}": float(np.mean(v)) for n, v in inner.items()},
-            **{f"inner_wins_{n.replace('-', '_')}": wins[n] for n in names}}
+            **{column("inner", n): float(np.mean(v)) for n, v in inner.items()},
+            **{column("inner_wins", n): wins[n] for n in names}}

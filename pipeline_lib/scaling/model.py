@@ -404,7 +404,10 @@ class ScalingModel:
     def load(cls, path) -> "ScalingModel":
         """A model saved by :meth:`save` (a seed network is one object, a
         bagged one the list of its members)."""
-        d = json.loads(Path(path).read_text())
+        return cls.from_dict(json.loads(Path(path).read_text()))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ScalingModel":
         m = cls(n_clusters=d["n_clusters"], base=tuple(d["base"]), seed=d["seed"],
                 assignment=d.get("assignment", "hard"), classifier=d.get("classifier", "seed"))
         m.shape_ = tuple(d["shape"])

@@ -89,7 +89,10 @@ class SurfaceRegression:
 
     @classmethod
     def load(cls, path) -> "SurfaceRegression":
-        d = json.loads(Path(path).read_text())
+        return cls.from_dict(json.loads(Path(path).read_text()))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "SurfaceRegression":
         m = cls(base=tuple(d["base"]), seed=d["seed"])
         m.shape_ = tuple(d["shape"])
         m.meta_ = d.get("meta", {})

@@ -56,10 +56,10 @@ SOURCES = [("metric", STR, ""), ("sm", I64, "base"), ("cc", I64, ""), ("mc", I64
            ("held_out_other_sm_cu_oracle", F64, "the same with the SM-count cluster nearest their measured "
                                                 "scaling (the other sets' networks as before)"),
            ("folds", I64, "inner folds of the nested split (training kernels of each outer split only)")] + [
-    (f"heat_median_{n.replace('-', '_')}", F64, f"{n}: median error over every heat-map base's predictions")
+    (ev.column("heat_median", n), F64, f"{n}: median error over every heat-map base's predictions")
     for n in INNER_VARIANTS] + [
-    (f"inner_{n.replace('-', '_')}", F64, f"{n}: mean error on the inner folds") for n in INNER_VARIANTS] + [
-    (f"inner_wins_{n.replace('-', '_')}", I64, f"outer splits in which {n} had the lowest inner error")
+    (ev.column("inner", n), F64, f"{n}: mean error on the inner folds") for n in INNER_VARIANTS] + [
+    (ev.column("inner_wins", n), I64, f"outer splits in which {n} had the lowest inner error")
     for n in INNER_VARIANTS]
 
 
@@ -247,7 +247,7 @@ def validate_stage(dataset, metric: str, opts: dict, out_dir) -> None:
     b = base_index(grid, opts["base"])
     src = pd.DataFrame([{**ev.error_sources(grid, metric, b, parts, k, seed),
                          **ev.inner_choice(grid, metric, b, parts, k, seed, groups),
-                         **{f"heat_median_{n.replace('-', '_')}": ev.fine_median(fine[n]) / 100
+                         **{ev.column("heat_median", n): ev.fine_median(fine[n]) / 100
                             for n in INNER_VARIANTS}}])
     _write(src, SOURCES, "scaling_error_sources", out / "sources.parquet", **meta)
     seed_name = ev.variant_name("clusters")
@@ -341,7 +341,7 @@ def summary_stage(sweep: str, dataset, dirs: dict, model_paths: dict, sim_hosts:
         lines += [f"| {sm}, {cc}, {mc} | " + " | ".join(f"{100 * r[n]:.1f}" for n in names) + " |"
                   for (sm, cc, mc), r in table.iterrows()]
         lines += ["| **mean** | " + " | ".join(f"**{100 * table[n].mean():.1f}**" for n in names) + " |"]
-        medians = {n: src.get(f"heat_median_{n.replace('-', '_')}") for n in names}
+        medians = {n: src.get(ev.column("heat_median", n)) for n in names}
         lines += ["| median of all predictions | " +
                   " | ".join("" if v is None else f"{100 * v:.1f}" for v in medians.values()) + " |"]
         hist = pd.read_parquet(d / "histogram.parquet")
@@ -377,8 +377,8 @@ def summary_stage(sweep: str, dataset, dirs: dict, model_paths: dict, sim_hosts:
                   f"{100 * src.held_out_other_sm_cu_oracle:.1f}% with the nearest SM-count cluster.", "",
                   f"Nested split at the same base (the choice a user makes without the held-out kernels): on each "
                   f"outer split, the training kernels alone in {src.folds} grouped folds; mean inner error " +
-                  ", ".join(f"{n} {100 * src['inner_' + n.replace('-', '_')]:.1f}% (lowest in "
-                            f"{src['inner_wins_' + n.replace('-', '_')]} of {meta['splits']} splits)"
+                  ", ".join(f"{n} {100 * src[ev.column('inner', n)]:.1f}% (lowest in "
+                            f"{src[ev.column('inner_wins', n)]} of {meta['splits']} splits)"
                             for n in INNER_VARIANTS) + ".", ""]
     write_text("\n".join(lines) + "\n", out_md)
     # host time: one kernel's prediction to every grid point vs its detailed simulations
