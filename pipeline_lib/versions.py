@@ -5,8 +5,8 @@ version of the code it runs through ``params:``.  Bump a version when a change
 alters that stage's outputs; the dependent jobs then rerun.
 """
 EMULATOR_VERSION = "1"   # PTX parser/decoder/emulator, workload drivers, trace writer
-SIMULATOR_VERSION = "3"  # detailed timing simulator (pipeline_lib/sim: engine, simulator, output)
-POWER_VERSION = "1"      # power model energies and scaling (pipeline_lib/sim/power.py)
+SIMULATOR_VERSION = "4"  # detailed timing simulator (pipeline_lib/sim: engine, simulator, output)
+POWER_VERSION = "2"      # power model energies and scaling (pipeline_lib/sim/power.py)
 TBPOINT_VERSION = "4"    # TBPoint clustering, regions, sampling policy and baselines (pipeline_lib/tbpoint)
 GPUMECH_VERSION = "8"    # GPUMech collector, interval algorithm, representative warp, models (pipeline_lib/gpumech)
 SCALING_VERSION = "6"    # Table II counters, scaling model (clusters or regression), its validation (pipeline_lib/scaling)

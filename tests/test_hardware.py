@@ -42,6 +42,8 @@ def _write(tmp_path, name, mutate):
     (lambda c: c["l1"].update(size_bytes=30000), "l1.size_bytes"),
     (lambda c: c["vf_table"].reverse(), "vf_table"),
     (lambda c: c.update(turbo=True), "(top level)"),
+    (lambda c: c["dram"]["fixed_ns"].update(latency=350), "dram.fixed_ns.latency"),
+    (lambda c: c["dram"]["fixed_ns"].update(refresh=5), "dram.fixed_ns"),
 ])
 def test_invalid_field_is_named(tmp_path, mutate, field):
     p = _write(tmp_path, "bad-config", mutate)
@@ -87,12 +89,21 @@ def test_variant_names_compose_fields_of_a_base_file():
     assert occupancy(v, 256, 16, 0)["system_occupancy"] == 3 * 7
     m = load_hardware("gpumech-baseline-cc700-mc900-mshr8")
     assert (m["core_clock_mhz"], m["dram"]["clock_mhz"], m["l1"]["mshrs"]) == (700, 900, 8)
-    # DRAM timings keep their DRAM-cycle counts: 300 core cycles at 1000 MHz are
-    # 600 cycles of the 2000 MHz DRAM; at 900 MHz those take 666.7 ns, which are
-    # 466.7 cycles of a 700 MHz core (and 30 -> 46.7 for the row miss)
-    assert (m["dram"]["latency"], m["dram"]["row_miss_latency"]) == (467, 47)
+    # DRAM timings keep their DRAM-cycle part and their fixed_ns part: of
+    # 300 core cycles at 1000 MHz, 150 ns are fixed and 150 ns are 300 cycles
+    # of the 2000 MHz DRAM; at 900 MHz those take 333.3 ns, 483.3 ns in all,
+    # 338.3 cycles of a 700 MHz core; the row miss (30 ns, all fixed) is 21
+    assert (m["dram"]["latency"], m["dram"]["row_miss_latency"]) == (338, 21)
     assert load_hardware("gpumech-baseline-cc500")["dram"]["latency"] == 150
-    assert load_hardware("gpumech-baseline-mc4000")["dram"]["latency"] == 150
+    assert load_hardware("gpumech-baseline-mc4000")["dram"]["latency"] == 225
+    # without fixed_ns the whole timing is DRAM cycles: tbpoint-fermi's 100
+    # core cycles at 1150 / 1150 MHz are 100 DRAM cycles, 111.1 ns at 900
+    # MHz, 77.8 cycles of a 700 MHz core (30 -> 23.3 for the row miss)
+    f = load_hardware("tbpoint-fermi-cc700-mc900")["dram"]
+    assert (f["latency"], f["row_miss_latency"]) == (78, 23)
+    # the fixed part breaks the homogeneity of the clocks: halving both
+    # clocks halves the DRAM-cycle part in core cycles but not the fixed one
+    assert load_hardware("gpumech-baseline-cc500-mc1000")["dram"]["latency"] == 225
     assert load_hardware("gpumech-baseline-w16")["dram"] == load_hardware("gpumech-baseline")["dram"]
     assert variant_name("gpumech-baseline", mshr=8, cc=700, mc=900) == "gpumech-baseline-cc700-mc900-mshr8"
     g = load_hardware("gpumech-baseline-gto-w16")

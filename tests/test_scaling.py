@@ -419,3 +419,19 @@ def test_pooled_errors_give_the_median_and_the_coarse_histogram():
                       fine=fine)
     assert sorted(fine) == sorted(heat["method"].unique())
     assert all(c.sum() == heat[heat["method"] == n]["predictions"].sum() for n, c in fine.items())
+
+
+def test_energy_spread_is_zero_when_power_is_a_function_of_time():
+    """Same energy at every (SM, DRAM clock) point of a core clock: power
+    follows 1 / time and the spread is 0; an energy that doubles at one of
+    two points gives |2 - 1| and |1/2 - 1|, mean 0.75."""
+    rng = np.random.default_rng(0)
+    t = rng.uniform(1, 2, (3, 2, 2, 1))                      # instances x sm x cc x mc
+    e = np.ones_like(t) * np.array([1.0, 1.7])[None, None, :, None]   # differs by core clock only
+    g = ev.Grid(["a", "b", "c"], np.array([4, 8]), np.array([500, 1000]), np.array([1000]),
+                {"time": t, "power": e / t}, np.zeros(t.shape + (1,)))
+    assert ev.energy_spread(g) == pytest.approx(0.0)
+    e2 = e.copy()
+    e2[:, 1, :, :] *= 2.0
+    g.values["power"] = e2 / t
+    assert ev.energy_spread(g) == pytest.approx(0.75)

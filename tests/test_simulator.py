@@ -8,10 +8,11 @@ import pandas as pd
 import pytest
 
 from pipeline_lib.sim import load_hardware
-from pipeline_lib.sim.power import power_table, voltage
+from pipeline_lib.sim import engine as E
+from pipeline_lib.sim.power import ENERGY_PJ, power_table, voltage
 from pipeline_lib.sim.run import power_workload, simulate_points, simulate_workload
 from pipeline_lib.sim.sampling import SamplingPolicy, SkipBlocksPolicy, run_sampled
-from pipeline_lib.sim.simulator import Simulator
+from pipeline_lib.sim.simulator import Simulator, sm_active_cycles
 from pipeline_lib.sim.trace_reader import TraceDir, TraceError
 from pipeline_lib.trace.generate import trace_workload
 from conftest import trace_specs
@@ -177,7 +178,7 @@ def test_skip_rejects_dispatched_blocks(traces, hw):
 
 def test_power_scales_with_voltage_squared(hw):
     act = pd.DataFrame({"launch": [0], "cycles": [1000], "instrs_fp32": [500], "reg_reads": [1000],
-                        "dram_reads": [10]})
+                        "sm_active_cycles": [16000]})
     base = {"core_clock_mhz": 1000, "vf_table": hw["vf_table"]}
     hi = {"core_clock_mhz": 1400, "vf_table": hw["vf_table"]}
     p0, p1 = power_table(act, base).iloc[0], power_table(act, hi).iloc[0]
@@ -186,8 +187,32 @@ def test_power_scales_with_voltage_squared(hw):
     assert p1["energy_j"] / p0["energy_j"] == pytest.approx((v1 / v0) ** 2)
     # the same cycles at a higher clock take less time: power ~ V^2 f
     assert p1["dynamic_power_w"] / p0["dynamic_power_w"] == pytest.approx((v1 / v0) ** 2 * 1.4)
-    over = power_table(act, {**base, "energy_pj": {"dram_reads": 0.0}}).iloc[0]
+    over = power_table(act, {**base, "energy_pj": {"reg_reads": 0.0}}).iloc[0]
     assert over["energy_j"] < p0["energy_j"]
+    # an SM that holds a block pays for its clock whether or not it issues
+    assert p0["sm_active_cycles_j"] == pytest.approx(16000 * ENERGY_PJ["sm_active_cycles"] * 1e-12 * v0 ** 2)
+
+
+def test_dram_energy_is_on_its_own_supply(hw):
+    """The DRAM's events do not scale with the core's voltage; the core's do."""
+    act = pd.DataFrame({"launch": [0], "cycles": [1000], "dram_reads": [10], "dram_writes": [4],
+                        "row_activations": [3], "l2_accesses": [20]})
+    lo, hi = ({"core_clock_mhz": f, "vf_table": hw["vf_table"]} for f in (600, 1400))
+    p0, p1 = power_table(act, lo).iloc[0], power_table(act, hi).iloc[0]
+    for e in ("dram_reads", "dram_writes", "row_activations"):
+        assert p1[f"{e}_j"] == p0[f"{e}_j"] == act[e][0] * ENERGY_PJ[e] * 1e-12
+    assert p1["l2_accesses_j"] / p0["l2_accesses_j"] == pytest.approx((voltage(hi) / voltage(lo)) ** 2)
+
+
+def test_sm_active_cycles_is_the_union_of_block_residencies():
+    bo = np.full((5, E.BO_N), -1, np.int64)
+    # SM 0: blocks over [0, 10) and [5, 20), then [30, 35): 20 + 5 cycles
+    # SM 1: [0, 8); a skipped block on no SM does not count
+    for i, (sm, d, r, skip) in enumerate([(0, 0, 10, 0), (1, 0, 8, 0), (0, 5, 20, 0), (0, 30, 35, 0),
+                                           (-1, 3, 3, 1)]):
+        bo[i, E.BO_SM], bo[i, E.BO_DISPATCH], bo[i, E.BO_RETIRE], bo[i, E.BO_SKIPPED] = sm, d, r, skip
+    assert sm_active_cycles(bo) == 25 + 8
+    assert sm_active_cycles(bo[4:]) == 0
 
 
 def test_trace_without_warp_trace_is_rejected(tmp_path):

@@ -133,6 +133,21 @@ def grid_arrays(data: pd.DataFrame, features=FEATURE_NAMES) -> Grid:
     return Grid(inst, axes["sm"], axes["cc"], axes["mc"], values, counters)
 
 
+def energy_spread(grid: Grid) -> float:
+    """How far power is from a function of run time: the mean, over kernel
+    instances, core clocks and ordered pairs of (SM count, DRAM clock)
+    points at that core clock, of |E_target / E_base - 1|, E = power x
+    time.  It is also the error of predicting power from the measured run
+    time alone (P_target = P_base x T_base / T_target, the same energy at the
+    same core voltage).  Near 0 when every energy is a count of events that
+    does not depend on the configuration (power model version 1)."""
+    e = grid.values["power"] * grid.values["time"]                   # (n, sm, cc, mc)
+    e = np.moveaxis(e, 2, 1).reshape(e.shape[0], e.shape[2], -1)      # (n, cc, sm x mc)
+    ratio = e[:, :, :, None] / e[:, :, None, :]                       # target over base
+    off = ~np.eye(e.shape[2], dtype=bool)
+    return float(np.abs(ratio - 1.0)[:, :, off].mean())
+
+
 def splits(n: int, holdout: float, n_splits: int, seed: int,
            groups=None) -> list[tuple[np.ndarray, np.ndarray]]:
     """``n_splits`` random (train, test) partitions of ``n`` kernels; split i

@@ -314,7 +314,11 @@ def summary_stage(sweep: str, dataset, dirs: dict, model_paths: dict, sim_hosts:
     lines = [f"# Scaling model on sweep `{sweep}`", "",
              f"{len(grid.instances)} kernel instances ({data['workload'].nunique()} workloads) x "
              f"{len(grid.sm)} SM counts {grid.sm.tolist()} x {len(grid.cc)} core clocks {grid.cc.tolist()} MHz x "
-             f"{len(grid.mc)} DRAM clocks {grid.mc.tolist()} MHz.", ""]
+             f"{len(grid.mc)} DRAM clocks {grid.mc.tolist()} MHz.", "",
+             f"Power is not a function of run time alone: at a fixed core clock a kernel's dynamic energy "
+             f"changes by {100 * ev.energy_spread(grid):.1f}% on average between two (SM count, DRAM clock) "
+             f"points, which is the error of predicting its power from its measured run time "
+             f"(docs/scaling.md).", ""]
     for metric, d in dirs.items():
         d = Path(d)
         every = pd.read_parquet(d / "heatmap.parquet")

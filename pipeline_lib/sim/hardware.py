@@ -75,6 +75,11 @@ def _validate(cfg: dict, source: str) -> dict:
     if unknown:
         raise HardwareError(f"{source}: invalid field 'energy_pj.{unknown[0]}': not an event of the power model "
                             f"(known: {', '.join(sorted(ENERGY_PJ))})")
+    for t, ns in cfg["dram"].get("fixed_ns", {}).items():
+        # one cycle of slack: a variant's rounded timing may fall just below its fixed part
+        if ns * cfg["core_clock_mhz"] / 1000.0 > cfg["dram"][t] + 1:
+            raise HardwareError(f"{source}: invalid field 'dram.fixed_ns.{t}': {ns} ns is more than the whole "
+                                f"dram.{t} ({cfg['dram'][t]} cycles at {cfg['core_clock_mhz']} MHz)")
     if cfg["l2"]["hit_latency"] < 2 * cfg["interconnect_latency"]:
         raise HardwareError(f"{source}: invalid field 'l2.hit_latency': {cfg['l2']['hit_latency']} cycles is less "
                             f"than the interconnect's round trip (2 x interconnect_latency)")
@@ -141,22 +146,39 @@ def _split_variant(stem: str, folder: Path) -> tuple[str, dict]:
 
 
 #: DRAM timings written in core cycles; they are DRAM-clock timings, so a
-#: variant keeps them in DRAM cycles (below).
+#: variant keeps them in DRAM cycles (below), all but their ``dram.fixed_ns`` part.
 DRAM_TIMINGS = ("latency", "row_miss_latency")
+
+
+def rescaled_dram_timing(cycles: int, fixed_ns: float, core_mhz: float, dram_mhz: float,
+                         new_core_mhz: float, new_dram_mhz: float) -> int:
+    """A DRAM timing of ``cycles`` core cycles at (``core_mhz``, ``dram_mhz``)
+    at new clocks, in core cycles: ``fixed_ns`` of it stays in time, the rest
+    stays in DRAM cycles.  Rounded, at least 1."""
+    if not fixed_ns:   # the whole timing in DRAM cycles (the ratio as written before fixed_ns existed)
+        return max(1, int(round(cycles * (new_core_mhz / core_mhz * dram_mhz / new_dram_mhz))))
+    dram_part_ns = cycles * 1000.0 / core_mhz - fixed_ns
+    return max(1, int(round((fixed_ns + dram_part_ns * dram_mhz / new_dram_mhz) * new_core_mhz / 1000.0)))
 
 
 def _apply_variant(cfg: dict, fields: dict) -> dict:
     cfg = copy.deepcopy(cfg)
-    # The DRAM's timings are fixed in DRAM clock cycles (the controller's
-    # timing parameters), but the file writes them in core cycles at its
-    # own clocks.  A core- or memory-clock variant therefore rescales them by
-    # (new core clock / old) x (old DRAM clock / new): raising the core clock
-    # does not make DRAM faster, lowering the DRAM clock makes it slower.
+    # The file writes the DRAM's timings in core cycles at its own clocks.
+    # Most of such a timing is DRAM clock cycles (the controller's and the
+    # interface's pipeline), so a core- or memory-clock variant rescales it
+    # by (new core clock / old) x (old DRAM clock / new): raising the core
+    # clock does not make DRAM faster, lowering the DRAM clock makes it
+    # slower.  The part given in ``dram.fixed_ns`` is a time that no clock
+    # of the GPU changes (the DRAM arrays' own timings, which datasheets
+    # give in nanoseconds and a controller keeps in time at every memory
+    # clock by its timing tables): it stays in nanoseconds, so it costs
+    # more core cycles at a faster core clock (docs/hardware.md).
     if "cc" in fields or "mc" in fields:
-        ratio = (fields.get("cc", cfg["core_clock_mhz"]) / cfg["core_clock_mhz"]
-                 * cfg["dram"]["clock_mhz"] / fields.get("mc", cfg["dram"]["clock_mhz"]))
+        d = cfg["dram"]
         for t in DRAM_TIMINGS:
-            cfg["dram"][t] = max(1, int(round(cfg["dram"][t] * ratio)))
+            d[t] = rescaled_dram_timing(d[t], d.get("fixed_ns", {}).get(t, 0.0), cfg["core_clock_mhz"],
+                                        d["clock_mhz"], fields.get("cc", cfg["core_clock_mhz"]),
+                                        fields.get("mc", d["clock_mhz"]))
     for key, value in fields.items():
         path = VARIANT_FIELDS[key][0]
         node = cfg

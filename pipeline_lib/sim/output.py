@@ -65,7 +65,8 @@ UNITS = [
 
 def activity_columns() -> list:
     from .simulator import ACTIVITY
-    return [("launch", I32, ""), ("cycles", I64, "")] + [(name, I64, "events") for _, name in ACTIVITY]
+    return [("launch", I32, ""), ("cycles", I64, "")] + [(name, I64, "events") for _, name in ACTIVITY] + [
+        ("sm_active_cycles", I64, "cycles summed over SMs in which the SM held a block of the launch")]
 
 
 def _schema(cols, table: str, meta: dict) -> pa.Schema:

@@ -37,6 +37,25 @@ ACTIVITY = [(E.ST_CLASS0 + i, f"instrs_{c}") for i, c in enumerate(isa.OPCLASSES
     (E.ST_ROW_ACT, "row_activations")]
 
 
+def sm_active_cycles(bo: np.ndarray) -> int:
+    """Cycles summed over SMs in which an SM held at least one block of the
+    launch: per SM, the length of the union of its simulated blocks'
+    [dispatch, retire) intervals (from the engine's block outputs ``bo``).
+    The power model charges the SM's clock network for these cycles."""
+    keep = (bo[:, E.BO_SKIPPED] == 0) & (bo[:, E.BO_SM] >= 0) & (bo[:, E.BO_RETIRE] >= 0)
+    if not keep.any():
+        return 0
+    sm, d, r = bo[keep, E.BO_SM], bo[keep, E.BO_DISPATCH], bo[keep, E.BO_RETIRE]
+    order = np.lexsort((d, sm))
+    # offsetting each SM's cycles past every earlier SM's lets one running
+    # maximum serve all SMs: a block adds what it retires past the latest
+    # retire of the earlier-dispatched blocks of its SM
+    off = sm[order] * (int(r.max()) + 1)
+    d, r = d[order] + off, r[order] + off
+    before = np.concatenate(([np.iinfo(np.int64).min], np.maximum.accumulate(r)[:-1]))
+    return int(np.maximum(0, r - np.maximum(d, before)).sum())
+
+
 class SimulationError(RuntimeError):
     """The timing model cannot proceed (names workload, launch and cycle)."""
 
@@ -348,7 +367,8 @@ class Simulator:
                 stall_rows.append({"launch": lid, "cycles": end - start, "warp_instrs": int(ST[E.ST_WARP]),
                                    **{n: int(ST[E.ST_STALL0 + i]) for i, n in enumerate(E.STALL_NAMES)}})
             act_rows.append({"launch": lid, "cycles": end - start,
-                             **{name: int(ST[i]) for i, name in ACTIVITY}})
+                             **{name: int(ST[i]) for i, name in ACTIVITY},
+                             "sm_active_cycles": sm_active_cycles(self._bo)})
             pcs = np.flatnonzero(PCST[:, E.PC_L1_ACC] + PCST[:, E.PC_L2_ACC] > 0)
             pc_parts.append((launch["kernel"], pcs, PCST[pcs]))
             if policy is not None:
