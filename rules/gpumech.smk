@@ -71,6 +71,7 @@ rule gpumech_analyse:
         **keyed(
             hw=lambda wc: hardware_slice(_hw(wc.hw), GM_FIELDS),
             sync=GM["contention_sync"],
+            pacing=GM["collector_pacing"],
             reuse_collection=lambda wc: bool(gm_reused_collection(wc)),
             code_version=GPUMECH_VERSION,
         ),

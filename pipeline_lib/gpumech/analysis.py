@@ -194,11 +194,16 @@ class GPUMech:
         (launch, collector) -> :class:`Collected`, the counts of an analysis
         of a configuration with the same :func:`collection_key`: then no
         collector runs (re-evaluation of a timing change).  None runs them.
+    pacing : bool
+        The scheduler-ordered collectors wait for the L2 slices and DRAM
+        channels (:class:`.scheduled.ScheduledCollector`,
+        ``gpumech.collector_pacing``).
     """
 
     def __init__(self, hw: dict, representatives: dict[int, int] | None = None, sync: dict | None = None,
-                 collected: dict | None = None):
+                 collected: dict | None = None, pacing: bool = False):
         self.hw = hw
+        self.pacing = bool(pacing)
         self.representatives = representatives
         self.collected = collected
         self.sync = {**DEFAULT_SYNC, **(sync or {})}
@@ -219,7 +224,7 @@ class GPUMech:
         instr = trace.instructions
         static = kernel_tables(instr, hw, global_bb_ids(instr)[0] if len(instr) else {})
         collector = CacheCollector(hw)                 # the seed's models' collector (round-robin order)
-        ordered = {p: ScheduledCollector(hw, p) for p in POLICIES}     # MT_CONTENTION's, per scheduler
+        ordered = {p: ScheduledCollector(hw, p, self.pacing) for p in POLICIES}   # MT_CONTENTION's, per scheduler
         keep = None if launches is None else set(int(x) for x in launches)
         preds, stacks, rows, pcs_out, got_all = [], [], [], [], {}
         for launch in trace.launches.sort_values("launch").to_dict("records"):

@@ -75,19 +75,22 @@ class Reevaluation:
         return kernel_tables(self.instructions, hw, global_bb_ids(self.instructions)[0]
                              if len(self.instructions) else {})
 
-    def collect(self, hw: dict, policy: str | None = None, sampling: Sampling | None = None) -> dict:
+    def collect(self, hw: dict, policy: str | None = None, sampling: Sampling | None = None,
+                pacing: bool = False) -> dict:
         """The scheduler-ordered collector of ``policy`` (default: the
         configuration's scheduler) on the trace on ``hw``: what a
         configuration with another :func:`.analysis.collection_key` needs
         before :meth:`predict` (``collected=``).  With ``sampling`` None it
         walks every warp instruction of every launch, so it costs about as
         much as a simulation; with a :class:`.sampled.Sampling` it runs
-        only TBPoint's sample of launches and epochs (:mod:`.sampled`)."""
+        only TBPoint's sample of launches and epochs (:mod:`.sampled`).
+        ``pacing``: ``gpumech.collector_pacing``."""
         policy = policy or hw["scheduler"]
         static = self._static(hw)
         totals = {int(L["launch"]): self.collected[(int(L["launch"]), policy)].totals for L in self.launches}
         the_plan = sampled.full_plan(self.trace) if sampling is None else sampled.plan(self.trace, hw, sampling)
-        return sampled.collect(self.trace, hw, policy, static, the_plan, totals, sampling or Sampling())[0]
+        return sampled.collect(self.trace, hw, policy, static, the_plan, totals, sampling or Sampling(),
+                               pacing)[0]
 
     def predict(self, hw: dict, policy: str | None = None, sync: dict | None = None,
                 collected: dict | None = None) -> pd.DataFrame:

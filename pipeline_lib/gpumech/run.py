@@ -74,14 +74,15 @@ _write = stage_writer("gpumech_version", GPUMECH_VERSION)
 
 
 def analyse_stage(wl: str, trace_dir, hw: dict, hw_name: str, out_dir, representatives_from=None,
-                  sync: dict | None = None, collected_from=None) -> dict:
+                  sync: dict | None = None, collected_from=None, pacing: bool = False) -> dict:
     """GPUMech on every launch of one workload: predictions, CPI stacks,
     per-launch inputs, the collectors' counts; host seconds go to
     ``host_time.json`` alone.  With ``representatives_from`` (the
     ``launches.parquet`` of the base configuration) the representative
     warps are reused (4.6.5); with ``collected_from`` (the base's
     ``collected.parquet``, same ``analysis.collection_key``) its counts are
-    reused and no collector runs; ``sync``: ``gpumech.contention_sync``."""
+    reused and no collector runs; ``sync``: ``gpumech.contention_sync``;
+    ``pacing``: ``gpumech.collector_pacing``."""
     t0 = time.perf_counter()
     reps = collected = None
     if representatives_from:
@@ -93,7 +94,7 @@ def analyse_stage(wl: str, trace_dir, hw: dict, hw_name: str, out_dir, represent
         except (KeyError, ValueError) as e:
             raise ValueError(f"{collected_from}: not a GPUMech collection table ({e})") from e
     try:
-        res = GPUMech(hw, reps, sync, collected).run(TraceDir(trace_dir))
+        res = GPUMech(hw, reps, sync, collected, pacing).run(TraceDir(trace_dir))
     except ValueError as e:
         if collected_from:
             raise ValueError(f"{collected_from}: {e}") from e

@@ -174,7 +174,7 @@ def plan(trace, hw: dict, sampling: Sampling = Sampling()) -> Plan:
 
 
 def collect(trace, hw: dict, policy: str, static: dict, the_plan: Plan, totals: dict,
-            sampling: Sampling = Sampling()) -> tuple[dict, float]:
+            sampling: Sampling = Sampling(), pacing: bool = False) -> tuple[dict, float]:
     """(launch, policy) -> :class:`.analysis.Collected` for every launch of
     ``trace`` from the collector of ``policy`` run on ``the_plan``'s
     representative launches, warmed before every part that does not follow
@@ -182,8 +182,8 @@ def collect(trace, hw: dict, policy: str, static: dict, the_plan: Plan, totals: 
     TBPoint's warming rule stops it; and the share of the workload's warp
     instructions the collector ran (warming included).  ``static``: the
     engine's per-PC tables per kernel; ``totals``: launch ->
-    :func:`.analysis.trace_totals`."""
-    col = ScheduledCollector(hw, policy)
+    :func:`.analysis.trace_totals`; ``pacing``: ``gpumech.collector_pacing``."""
+    col = ScheduledCollector(hw, policy, pacing)
     rows = {int(r["launch"]): r for r in trace.launches.to_dict("records")}
     warming = _Warming(trace, hw, rows)
     ran_instrs = 0

@@ -27,6 +27,23 @@ cores advance in global time order (the core with the earliest clock
 issues next), so the shared L2 sees their requests interleaved as in time.
 Queueing at the L2 slices and DRAM channels is left out: it is the
 contention model's part (:mod:`.contention`), counted there once.
+
+Paced (``paced=True``, ``gpumech.collector_pacing``; ours): the requests
+also wait for their L2 slice (``l2_service_cycles`` per request) and DRAM
+channel (one burst per transfer, write-backs included) before their fixed
+latency, each resource with a busy-until time.  This changes only *when*
+requests issue, not what the model charges for them: the counts still
+carry no latency, and the contention model still derives every queueing
+delay from demands.  Why: where a shared resource is the bottleneck the
+simulator's warps wait for it, and an unpaced collector issues the same
+requests several times faster, so more of them are in flight at once.
+On the naive transpose (partial-line stores of 32 lines per warp
+instruction, bound by the L2 slices) the unpaced collector's L2 evicted
+lines between the 32 partial writes of each line and counted 550-730 k
+DRAM transfers per launch where the simulator made 130-220 k
+(docs/gpumech.md, "Extended suite").  The channel of a write-back is taken
+from the collector's per-channel count, so the victim's own channel is
+charged.
 """
 from __future__ import annotations
 
@@ -34,13 +51,18 @@ import numpy as np
 from numba import njit
 
 from ..sim import engine as E
+from ..sim.hardware import dram_burst_cycles, l2_service_cycles
 from .collector import (L1_EV, L1_FILL, L1_LRU, PC_EV_L1, PC_EXECS, PC_L1_ACC, PC_L1_MISS, PC_N, PC_PENDING, PC_REQS,
                         PC_ROW_MISS,
                         CacheCollector, _l1_find, _l2_access)
 
 INF = np.int64(1) << 60
 # latencies and limits L[...] of the timing
-(LT_L1, LT_L2, LT_DRAM, LT_ROW, LT_SMEM, LT_CONST, LT_BAR, LT_IW, LT_GTO, LT_MSHR, LT_N) = range(11)
+(LT_L1, LT_L2, LT_DRAM, LT_ROW, LT_SMEM, LT_CONST, LT_BAR, LT_IW, LT_GTO, LT_MSHR, LT_ICNT, LT_SVC, LT_PACE,
+ LT_N) = range(14)
+# pacing state Q[...] (float): a DRAM burst in core cycles, then the cycle each L2 slice and each DRAM channel
+# frees, then the channels' transfer counts already charged
+Q_BURST, Q_SLICE0 = 0, 1
 # launch geometry and running state G[...]
 # (G_ISSUED, G_IN_STEP: instructions issued, and those that repeat the PC another warp of the core issued last)
 (G_BLOCKS, G_WPB, G_OCC, G_CORES, G_L1_SETS, G_L1_WAYS, G_L2_SETS, G_L2_WAYS, G_SLICES, G_STAMP, G_CLOCK,
@@ -64,9 +86,33 @@ def _beyond_l1(ev, new_row, L):
     return L[LT_L2] + L[LT_DRAM] + L[LT_ROW] * new_row
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _paced(line, t, slices, L, Q, chan_hist):
+    """Pacing (module docstring): the request for ``line`` leaving the core
+    at ``t`` waits for its L2 slice, and the DRAM transfers it caused
+    (counted in ``chan_hist`` since the last call) for their channels.
+    Returns the cycles it waited."""
+    arrive = t + L[LT_ICNT]
+    sl = Q_SLICE0 + line % slices
+    start = max(float(arrive), Q[sl])
+    Q[sl] = start + L[LT_SVC]
+    wait = start - arrive
+    nch = chan_hist.shape[0]
+    c0 = Q_SLICE0 + slices
+    at = start + L[LT_L2] - 2 * L[LT_ICNT]       # the lookup is done: a miss goes to DRAM
+    for ch in range(nch):
+        while Q[c0 + nch + ch] < chan_hist[ch]:    # write-back first, then the read (the simulator's order)
+            Q[c0 + nch + ch] += 1
+            go = max(at, Q[c0 + ch])
+            Q[c0 + ch] = go + Q[Q_BURST]
+            if ch == line % nch:
+                wait = max(wait, go - at + (start - arrive))
+    return np.int64(np.ceil(wait))
+
+
 @njit(cache=True, _nrt=False)
 def _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st, L2tag, L2lru, L2dirty, out, D, bank_row,
-               slice_hist, chan_hist):
+               slice_hist, chan_hist, Q):
     """Feed one global/local memory instruction issued at ``t`` to the
     caches, as the simulator's load/store unit sends it: one line per cycle,
     an L1 miss waiting for a free MSHR (``mshr[s]``: release cycles).
@@ -104,6 +150,8 @@ def _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st, L2tag,
                 ev = _l2_access(line, 0, L2tag, L2lru, L2dirty, l2_sets, l2_ways, slices, stamp, out, pc, D,
                                 bank_row, slice_hist, chan_hist)
                 ready = lsu + _beyond_l1(ev, out[pc, PC_ROW_MISS] - rows, L)
+                if L[LT_PACE] == 1:
+                    ready += _paced(line, lsu, slices, L, Q, chan_hist)
                 mshr[s, m] = ready
                 L1tag[s, victim] = line
                 L1st[L1_LRU, s, victim] = stamp
@@ -113,7 +161,8 @@ def _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st, L2tag,
             rows = out[pc, PC_ROW_MISS]
             ev = _l2_access(line, 1 if kd == E.K_STORE else 2, L2tag, L2lru, L2dirty, l2_sets, l2_ways, slices,
                             stamp, out, pc, D, bank_row, slice_hist, chan_hist)
-            ready = lsu + _beyond_l1(ev, out[pc, PC_ROW_MISS] - rows, L) if kd == E.K_ATOM else t + 1
+            wait = _paced(line, lsu, slices, L, Q, chan_hist) if L[LT_PACE] == 1 else 0
+            ready = lsu + wait + _beyond_l1(ev, out[pc, PC_ROW_MISS] - rows, L) if kd == E.K_ATOM else t + 1
         if ev > worst:
             worst = ev
         if ready > done:
@@ -126,7 +175,7 @@ def _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st, L2tag,
 
 @njit(cache=True, _nrt=False)
 def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, order, P, L, G, WS, BS, CS, mshr,
-                      regready, L1tag, L1st, L2tag, L2lru, L2dirty, out, D, bank_row, slice_hist, chan_hist):
+                      regready, L1tag, L1st, L2tag, L2lru, L2dirty, out, D, bank_row, slice_hist, chan_hist, Q):
     """Feed the memory instructions of the launch's blocks ``order`` (ids,
     in dispatch order) in the scheduler's issue order (module docstring)
     from cycle ``G[G_CLOCK]`` on, which it leaves at the last cycle.  The
@@ -171,7 +220,8 @@ def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, order, P
                 done = t + P[pc, E.P_LAT]
                 if WS[s, w, WS_NEEDS] == U_LSU:
                     done, CS[s, CS_LSU] = _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st,
-                                                     L2tag, L2lru, L2dirty, out, D, bank_row, slice_hist, chan_hist)
+                                                     L2tag, L2lru, L2dirty, out, D, bank_row, slice_hist, chan_hist,
+                                                     Q)
                 elif WS[s, w, WS_NEEDS] == U_SMEM:
                     done = t + L[LT_SMEM] + nr - 1
                     CS[s, CS_SMEM] = t + nr
@@ -317,9 +367,11 @@ class ScheduledCollector(CacheCollector):
     The contention model's ``measured`` reading weighs its two readings by
     it (:func:`.contention.pass_time`)."""
 
-    def __init__(self, hw: dict, policy: str):
+    def __init__(self, hw: dict, policy: str, paced: bool = False):
         super().__init__(hw)
         self.policy = policy
+        self.paced = bool(paced)
+        self.burst = dram_burst_cycles(hw)
         lat, d = hw["latency"], hw["dram"]
         self.L = np.zeros(LT_N, np.int64)
         self.L[LT_L1], self.L[LT_L2] = hw["l1"]["hit_latency"], hw["l2"]["hit_latency"]
@@ -327,10 +379,22 @@ class ScheduledCollector(CacheCollector):
         self.L[LT_SMEM], self.L[LT_CONST], self.L[LT_BAR] = lat["shared"], lat["const"], lat["barrier"]
         self.L[LT_IW], self.L[LT_GTO] = hw["issue_width"], 1 if policy == "gto" else 0
         self.L[LT_MSHR] = hw["l1"]["mshrs"]
+        self.L[LT_ICNT], self.L[LT_SVC] = hw["interconnect_latency"], l2_service_cycles(hw)
+        self.L[LT_PACE] = 1 if self.paced else 0
         self.clock = 0
         self.in_step = 0.0      # of the last launch run (:meth:`run`)
         self.issued = 0         # warp instructions issued in the last launch run
         self.in_step_issues = 0  # of those, the ones in step (in_step = in_step_issues / issued)
+
+    def _pacing_state(self) -> np.ndarray:
+        """Q for one launch: the burst, then every slice and channel free
+        from the collector's clock on (the simulator's calendars forget what
+        ended before a launch), then no transfers charged."""
+        nch = len(self.channel_transfers)
+        q = np.zeros(Q_SLICE0 + self.slices + 2 * nch)
+        q[Q_BURST] = self.burst
+        q[Q_SLICE0:Q_SLICE0 + self.slices + nch] = self.clock
+        return q
 
     def run(self, trace, P: np.ndarray, n_blocks: int, warps_per_block: int, sm_occupancy: int,
             blocks: np.ndarray | None = None) -> np.ndarray:
@@ -363,7 +427,7 @@ class ScheduledCollector(CacheCollector):
                           CS, np.full((cores, max(1, int(self.L[LT_MSHR]))), self.clock, np.int64),
                           np.zeros((cores, max(nslot, 1), nregs), np.int64), self.L1tag, self.L1st, self.L2tag,
                           self.L2lru, self.L2dirty, out, self.D, self.bank_row, self.slice_requests,
-                          self.channel_transfers)
+                          self.channel_transfers, self._pacing_state())
         self.stamp, self.clock = int(G[G_STAMP]), int(G[G_CLOCK])
         # the share of issues that repeat the PC another warp of the core just issued: warps in step
         self.in_step = float(G[G_IN_STEP]) / G[G_ISSUED] if G[G_ISSUED] else 0.0
