@@ -56,6 +56,24 @@ def test_full_grid_overlay_is_the_paper_grid_on_the_default_kernels():
         .endswith("sm8-cc600-mc1350")
 
 
+def test_wide_grid_overlay_spans_the_full_grids_range_at_four_values_per_axis():
+    """config/scaling-wide-grid.yaml: the full grid's extremes on every axis,
+    4 x 4 x 4 points, the default studies' scaling workloads, its own sweep."""
+    from pipeline_lib.sweeps import sweep_points
+
+    default = load(ROOT / "config" / "study.yaml")
+    full = _merged("study.yaml", "scaling-full-grid.yaml")
+    cfg = _merged("study.yaml", "scaling-wide-grid.yaml")
+    wide = cfg["sweeps"][cfg["scaling"]["sweep"]]
+    full_vary = full["sweeps"][full["scaling"]["sweep"]]["vary"]
+    assert cfg["scaling"]["sweep"] not in (default["scaling"]["sweep"], full["scaling"]["sweep"])
+    for key, values in wide["vary"].items():
+        assert len(values) == 4 and (min(values), max(values)) == (min(full_vary[key]), max(full_vary[key]))
+    assert len(sweep_points(wide["base"], wide["vary"])) == 64
+    assert wide["workloads"] == default["sweeps"][default["scaling"]["sweep"]]["workloads"]
+    assert cfg["workloads"] == default["workloads"] and cfg["results_dir"] == default["results_dir"]
+
+
 def test_extended_suite_overlay_adds_every_non_table6_benchmark_to_the_suite():
     """config/suite-extended.yaml puts each benchmark the study has only
     outside the suite into TBPoint's and GPUMech's suite at its medium
