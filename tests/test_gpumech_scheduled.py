@@ -137,13 +137,13 @@ def test_pacing_waits_for_the_l2_slice_and_the_dram_channel():
     Q = np.zeros(S.Q_SLICE0 + 6 + 2 * 2)
     Q[S.Q_BURST] = 5.0
     chan = np.zeros(2, np.int64)
-    assert S._paced(0, 100, 6, L, Q, chan) == 0
-    assert S._paced(6, 100, 6, L, Q, chan) == 2            # line 6: slice 0 again
+    assert S._paced(0, 100, 6, 0, L, Q, chan) == 0
+    assert S._paced(6, 100, 6, 0, L, Q, chan) == 2            # line 6: slice 0 again
     chan[1] += 1                                           # line 1 missed: a read on channel 1
-    assert S._paced(1, 100, 6, L, Q, chan) == 0            # slice 1 free, channel 1 free at 200
+    assert S._paced(1, 100, 6, 0, L, Q, chan) == 0            # slice 1 free, channel 1 free at 200
     chan[1] += 1
-    assert S._paced(7, 100, 6, L, Q, chan) == 5            # slice 1 free at 122; channel 1 busy to 205
-    assert S._paced(12, 100, 6, L, Q, chan) == 4           # slice 0 busy to 124; no DRAM transfer
+    assert S._paced(7, 100, 6, 0, L, Q, chan) == 5            # slice 1 free at 122; channel 1 busy to 205
+    assert S._paced(12, 100, 6, 0, L, Q, chan) == 4           # slice 0 busy to 124; no DRAM transfer
 
 
 def test_pacing_brings_the_write_backs_of_partial_stores_to_the_simulators(tmp_path):
@@ -175,3 +175,20 @@ def test_pacing_brings_the_write_backs_of_partial_stores_to_the_simulators(tmp_p
         got[paced] = int(col.channel_transfers.sum())
     assert got[False] > 1.25 * sim
     assert got[True] == pytest.approx(sim, rel=0.15)
+
+
+def test_the_collectors_map_lines_to_slices_as_the_simulator_does():
+    """With l2.slice_hash: xor the collectors count a request on the slice
+    engine.l2_slice gives, as the simulator books it."""
+    from pipeline_lib.gpumech.collector import CacheCollector, _l2_access
+    from pipeline_lib.sim import engine as E
+    for h, flag in (("modulo", 0), ("xor", 1)):
+        c = CacheCollector(hardware(**{"l2.slice_hash": h}))
+        out = np.zeros((1, 32), np.int64)
+        hist = np.zeros(c.slices, np.int64)
+        for line in range(0, 24 * 40, 24):
+            _l2_access(line, 0, c.L2tag, c.L2lru, c.L2dirty, c.l2_sets, c.l2_ways, c.slices, 1, out, 0, c.D,
+                       c.bank_row, hist, np.zeros(len(c.channel_transfers), np.int64))
+        want = np.bincount([E.l2_slice(x, c.slices, flag) for x in range(0, 24 * 40, 24)], minlength=c.slices)
+        assert hist.tolist() == want.tolist()
+    assert (want > 0).sum() > 1

@@ -257,3 +257,27 @@ def test_resource_calendar_serves_requests_by_arrival_not_booking_order():
                 x += 1
             assert E._book(cal, 0, a, n, now) == x
             busy |= set(range(x, x + n))
+
+
+def test_xor_slice_hash_spreads_a_stride_that_is_a_multiple_of_the_slices():
+    """l2.slice_hash: xor folds the line index before the modulo, so a
+    column of 24-line rows (a multiple of 6 slices) no longer lands on one
+    slice, and the naive transpose that writes such columns stops camping
+    on one slice (docs/hardware.md); modulo stays the default mapping."""
+    lines = np.arange(64) * 24
+    assert {E.l2_slice(int(x), 6, 0) for x in lines} == {0}
+    assert {E.l2_slice(int(x), 6, 1) for x in lines} == set(range(6))
+    assert all(E.l2_slice(int(x), 6, 0) == x % 6 for x in range(1000))
+
+
+def test_a_transpose_camps_on_one_slice_only_without_the_hash(tmp_path):
+    from test_simulator_timing import hardware
+    trace_workload("tp", {"benchmark": "transpose", "size": "small", "seed": 1,
+                          "params": {"rows": 512, "cols": 768, "repeats": 1}}, tmp_path, progress=False)
+    tr = TraceDir(tmp_path)
+    cyc = {}
+    for h in ("modulo", "xor"):
+        L = Simulator(hardware(**{"l2.slice_hash": h}), tr).run().launches
+        cyc[h] = L[L["kernel"] == "transpose_naive"]["cycles"].tolist()   # A -> B (16-line rows), B -> A (24)
+    assert cyc["modulo"][1] > 1.15 * cyc["modulo"][0]
+    assert cyc["xor"][1] == pytest.approx(cyc["xor"][0], rel=0.05)

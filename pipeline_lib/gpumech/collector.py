@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from ..sim.engine import K_ATOM, K_LOAD, K_STORE, SP_GLOBAL, SP_LOCAL, SP_MIXED
+from ..sim.engine import K_ATOM, K_LOAD, K_STORE, SP_GLOBAL, SP_LOCAL, SP_MIXED, l2_slice
 
 # per-PC counters
 (PC_EXECS, PC_EV_L1, PC_EV_L2, PC_EV_DRAM, PC_REQS, PC_L1_ACC, PC_L1_MISS, PC_L2_ACC, PC_L2_MISS,
@@ -40,9 +40,10 @@ from ..sim.engine import K_ATOM, K_LOAD, K_STORE, SP_GLOBAL, SP_LOCAL, SP_MIXED
 # per L1 line: LRU stamp, the stamp of its fill and the fill's miss event
 L1_LRU, L1_FILL, L1_EV = range(3)
 
-# DRAM geometry D[...] (from the simulator's engine configuration) and the
-# per-launch resource histograms H[...] of the contention model
-D_CH, D_BANKS, D_PAGE_LINES, D_ROW_OPEN, D_N = range(5)
+# DRAM geometry D[...] (from the simulator's engine configuration; D_L2_HASH:
+# the L2's slice mapping, engine.l2_slice) and the per-launch resource
+# histograms H[...] of the contention model
+D_CH, D_BANKS, D_PAGE_LINES, D_ROW_OPEN, D_L2_HASH, D_N = range(6)
 
 
 @njit(cache=True, _nrt=False)
@@ -68,7 +69,7 @@ def _l2_access(line, write, L2tag, L2lru, L2dirty, l2_sets, l2_ways, slices, sta
     """One request at the L2; returns 2 (hit) or 3 (miss).  Counts the
     DRAM read of a miss that needs the data and the write-back of a dirty
     victim, and the request on its slice."""
-    sl = line % slices
+    sl = l2_slice(line, slices, D[D_L2_HASH])
     base = (sl * l2_sets + (line // slices) % l2_sets) * l2_ways
     out[pc, PC_L2_ACC] += 1
     slice_hist[sl] += 1
@@ -215,6 +216,7 @@ class CacheCollector:
         self.D[D_CH], self.D[D_BANKS] = d["channels"], d["banks"]
         self.D[D_PAGE_LINES] = max(1, d["page_bytes"] // l2["line_bytes"])
         self.D[D_ROW_OPEN] = 1 if d["row_policy"] == "open" else 0
+        self.D[D_L2_HASH] = 1 if l2.get("slice_hash", "modulo") == "xor" else 0
         self.bank_row = np.full(d["channels"] * d["banks"], -1, np.int64)
         self.slice_requests = np.zeros(self.slices, np.int64)
         self.channel_transfers = np.zeros(d["channels"], np.int64)

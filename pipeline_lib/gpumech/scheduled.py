@@ -52,7 +52,7 @@ from numba import njit
 
 from ..sim import engine as E
 from ..sim.hardware import dram_burst_cycles, l2_service_cycles
-from .collector import (L1_EV, L1_FILL, L1_LRU, PC_EV_L1, PC_EXECS, PC_L1_ACC, PC_L1_MISS, PC_N, PC_PENDING, PC_REQS,
+from .collector import (D_L2_HASH, L1_EV, L1_FILL, L1_LRU, PC_EV_L1, PC_EXECS, PC_L1_ACC, PC_L1_MISS, PC_N, PC_PENDING, PC_REQS,
                         PC_ROW_MISS,
                         CacheCollector, _l1_find, _l2_access)
 
@@ -87,13 +87,13 @@ def _beyond_l1(ev, new_row, L):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _paced(line, t, slices, L, Q, chan_hist):
+def _paced(line, t, slices, hashed, L, Q, chan_hist):
     """Pacing (module docstring): the request for ``line`` leaving the core
     at ``t`` waits for its L2 slice, and the DRAM transfers it caused
     (counted in ``chan_hist`` since the last call) for their channels.
     Returns the cycles it waited."""
     arrive = t + L[LT_ICNT]
-    sl = Q_SLICE0 + line % slices
+    sl = Q_SLICE0 + E.l2_slice(line, slices, hashed)
     start = max(float(arrive), Q[sl])
     Q[sl] = start + L[LT_SVC]
     wait = start - arrive
@@ -151,7 +151,7 @@ def _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st, L2tag,
                                 bank_row, slice_hist, chan_hist)
                 ready = lsu + _beyond_l1(ev, out[pc, PC_ROW_MISS] - rows, L)
                 if L[LT_PACE] == 1:
-                    ready += _paced(line, lsu, slices, L, Q, chan_hist)
+                    ready += _paced(line, lsu, slices, D[D_L2_HASH], L, Q, chan_hist)
                 mshr[s, m] = ready
                 L1tag[s, victim] = line
                 L1st[L1_LRU, s, victim] = stamp
@@ -161,7 +161,7 @@ def _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st, L2tag,
             rows = out[pc, PC_ROW_MISS]
             ev = _l2_access(line, 1 if kd == E.K_STORE else 2, L2tag, L2lru, L2dirty, l2_sets, l2_ways, slices,
                             stamp, out, pc, D, bank_row, slice_hist, chan_hist)
-            wait = _paced(line, lsu, slices, L, Q, chan_hist) if L[LT_PACE] == 1 else 0
+            wait = _paced(line, lsu, slices, D[D_L2_HASH], L, Q, chan_hist) if L[LT_PACE] == 1 else 0
             ready = lsu + wait + _beyond_l1(ev, out[pc, PC_ROW_MISS] - rows, L) if kd == E.K_ATOM else t + 1
         if ev > worst:
             worst = ev

@@ -42,7 +42,7 @@ SP_NONE, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM, SP_MIXED = 0, 1, 2,
 (C_CORES, C_MAXW, C_MAXB, C_IW, C_GTO, C_L1_SETS, C_L1_WAYS, C_L1_LAT, C_MSHR,
  C_L2_SETS, C_L2_WAYS, C_L2_LAT, C_L2_SLICES, C_L2_SVC, C_ICNT, C_CH, C_BANKS, C_DRAM_LAT,
  C_ROW_MISS, C_ROW_OPEN, C_PAGE_LINES, C_SMEM_LAT, C_CONST_LAT, C_BRANCH_LAT, C_BAR_LAT,
- C_OCC, C_WPB, C_NBLOCKS, C_UNIT, C_WATCH, C_BUDGET, C_WARM, C_STALLS, C_N) = range(34)
+ C_OCC, C_WPB, C_NBLOCKS, C_UNIT, C_WATCH, C_BUDGET, C_WARM, C_STALLS, C_L2_HASH, C_N) = range(35)
 
 # warp slot fields W[slot, ...]
 W_POS, W_END, W_READY, W_STATUS, W_BSLOT, W_AGE, W_UNIT, W_N = range(8)
@@ -220,12 +220,24 @@ def _dram(line, t, now, is_write, C, bank_cal, bank_row, chan_cal, burst, ST):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def l2_slice(line, slices, hashed):
+    """The L2 slice of a 128-byte ``line``: ``line mod slices``, or with
+    ``hashed`` (``l2.slice_hash: xor``) of the line XOR-folded in 6-bit
+    groups first, so that strides that are multiples of the slice count
+    spread over the slices (docs/hardware.md).  The GPUMech collectors map
+    lines with the same function."""
+    if hashed == 1:
+        line = line ^ (line >> 6) ^ (line >> 12) ^ (line >> 18)
+    return line % slices
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _l2_touch(line, mode, C, G, L2):
     """Look ``line`` up in its L2 set: on a hit mark it most recently used
     (and dirty for a write or atomic, ``mode`` != 0) and return (way, -1);
     on a miss return (-1, the LRU or an empty way of the set)."""
     nsl, ways = C[C_L2_SLICES], C[C_L2_WAYS]
-    base = ((line % nsl) * C[C_L2_SETS] + (line // nsl) % C[C_L2_SETS]) * ways
+    base = (l2_slice(line, nsl, C[C_L2_HASH]) * C[C_L2_SETS] + (line // nsl) % C[C_L2_SETS]) * ways
     G[G_STAMP] += 1
     victim = base
     for i in range(base, base + ways):
@@ -248,7 +260,7 @@ def _l2(line, t, mode, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst,
     (booked on the slice's calendar from the request's arrival)."""
     icnt = C[C_ICNT]
     nsl = C[C_L2_SLICES]
-    sl = line % nsl
+    sl = l2_slice(line, nsl, C[C_L2_HASH])
     start = _book(slice_cal, sl, t + icnt, C[C_L2_SVC], G[G_CYCLE])
     lookup_done = start + C[C_L2_LAT] - 2 * icnt
     ST[ST_L2_ACC] += 1

@@ -87,6 +87,7 @@ def engine_config(hw: dict) -> tuple[np.ndarray, float]:
     C[E.C_MSHR] = l1["mshrs"]
     C[E.C_L2_WAYS] = l2["assoc"]
     C[E.C_L2_SLICES] = l2["slices"]
+    C[E.C_L2_HASH] = 1 if l2.get("slice_hash", "modulo") == "xor" else 0
     C[E.C_L2_SETS] = l2["size_bytes"] // (l2["line_bytes"] * l2["assoc"] * l2["slices"])
     C[E.C_L2_LAT] = l2["hit_latency"]
     C[E.C_L2_SVC] = l2_service_cycles(hw)
