@@ -224,3 +224,16 @@ def test_a_lock_stepped_core_overlaps_each_interval_with_the_next():
     assert t["total"] == pytest.approx(141.0)
     assert t["issue"] == pytest.approx(44.0) and t["delay"] == pytest.approx(97.0)
     assert pass_time(p, 4, 1, "warp", res())["total"] < 141.0
+
+
+def test_calibration_chooses_the_pacing_by_its_best_readings_and_then_the_readings():
+    import pandas as pd
+
+    from pipeline_lib.gpumech.calibrate import choose
+    rows = [("rr", False, "convoy", 0.125), ("rr", False, "warp", 0.25), ("gto", False, "measured", 0.125),
+            ("rr", True, "convoy", 0.1875), ("rr", True, "interval", 0.0625), ("gto", True, "warp", 0.125)]
+    t = pd.DataFrame(rows, columns=["policy", "pacing", "sync", "error"])
+    # best readings: unpaced 0.125 and 0.125 (mean 0.125), paced 0.0625 and 0.125 (mean 0.09375)
+    assert choose(t) == (True, {"rr": "interval", "gto": "warp"})
+    t.loc[t["pacing"], "error"] += 0.03125                    # now a tie at 0.125: no pacing
+    assert choose(t) == (False, {"rr": "convoy", "gto": "measured"})
