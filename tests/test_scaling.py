@@ -267,6 +267,8 @@ def test_error_sources_blame_the_sm_count_set_when_only_sm_scaling_is_hidden():
     assert src["held_out_same_sm"] < 0.05
     assert src["held_out_other_sm"] > 0.08 > 2 * src["held_out_other_sm_cu_oracle"]
     assert src["held_out_other_sm_cu_oracle"] < 0.05
+    # the regression, which no counter tells either, errs at the other SM counts too
+    assert src["regression_same_sm"] < src["regression_other_sm"]
 
 
 def test_incomplete_or_bad_grids_are_named():

@@ -300,7 +300,9 @@ def error_sources(grid: Grid, metric: str, base, parts, k: int, seed: int) -> di
     base's SM count (only the core- and DRAM-clock sets are used) and at
     other SM counts (the SM-count set too), and given with the nearest
     SM-count cluster in place of that set's network (what a perfect
-    SM-count classifier alone would reach)."""
+    SM-count classifier alone would reach).  The regression (ours), which
+    has no clusters to separate, is split by target the same way on the
+    same splits."""
     v = grid.values[metric]
     c, e, m = base
     same_sm = np.zeros(v.shape[1:], bool)
@@ -308,7 +310,8 @@ def error_sources(grid: Grid, metric: str, base, parts, k: int, seed: int) -> di
     same_sm[base] = False
     other_sm = ~same_sm
     other_sm[base] = False
-    out = {name: [] for name in ("oracle", "train_nn", "held", "held_oracle", "same", "other", "cu_oracle")}
+    out = {name: [] for name in ("oracle", "train_nn", "held", "held_oracle", "same", "other", "cu_oracle",
+                                 "reg_same", "reg_other")}
     for i, (tr, te) in enumerate(parts):
         model = fit_model(grid, metric, base, tr, k, seed + i)
         x = grid.counters[tr][:, c, e, m]
@@ -324,13 +327,18 @@ def error_sources(grid: Grid, metric: str, base, parts, k: int, seed: int) -> di
         out["held_oracle"].append(relative_errors(model.predict_grid(x, t0, picks=best), v[te], base).ravel())
         picks = {**model.picks(x), "cu": best["cu"]}
         out["cu_oracle"].append((np.abs(model.predict_grid(x, t0, picks=picks) - v[te]) / v[te])[:, other_sm])
+        reg = fit_model(grid, metric, base, tr, k, seed + i, method="regression")
+        err = np.abs(reg.predict_grid(x, t0) - v[te]) / v[te]
+        out["reg_same"].append(err[:, same_sm])
+        out["reg_other"].append(err[:, other_sm])
     mean = {name: float(np.concatenate([a.ravel() for a in arrays]).mean()) if arrays[0].size else float("nan")
             for name, arrays in out.items()}
     return {"metric": metric, **grid.point(base), "k": k,
             "train_oracle": mean["oracle"], "train_network": mean["train_nn"],
             "held_out": mean["held"], "held_out_oracle": mean["held_oracle"],
             "held_out_same_sm": mean["same"], "held_out_other_sm": mean["other"],
-            "held_out_other_sm_cu_oracle": mean["cu_oracle"]}
+            "held_out_other_sm_cu_oracle": mean["cu_oracle"],
+            "regression_same_sm": mean["reg_same"], "regression_other_sm": mean["reg_other"]}
 
 
 def inner_choice(grid: Grid, metric: str, base, parts, k: int, seed: int, groups=None, folds: int = 4,

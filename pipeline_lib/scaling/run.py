@@ -55,6 +55,8 @@ SOURCES = [("metric", STR, ""), ("sm", I64, "base"), ("cc", I64, ""), ("mc", I64
            ("held_out_other_sm", F64, "held-out kernels, the networks' choice, targets at other SM counts"),
            ("held_out_other_sm_cu_oracle", F64, "the same with the SM-count cluster nearest their measured "
                                                 "scaling (the other sets' networks as before)"),
+           ("regression_same_sm", F64, "held-out kernels, the regression, targets at the base's SM count"),
+           ("regression_other_sm", F64, "held-out kernels, the regression, targets at other SM counts"),
            ("folds", I64, "inner folds of the nested split (training kernels of each outer split only)")] + [
     (ev.column("heat_median", n), F64, f"{n}: median error over every heat-map base's predictions")
     for n in INNER_VARIANTS] + [
@@ -378,7 +380,9 @@ def summary_stage(sweep: str, dataset, dirs: dict, model_paths: dict, sim_hosts:
                   f"{100 * src.held_out_oracle:.1f}% with the cluster nearest their measured scaling. By target: "
                   f"held-out kernels {100 * src.held_out_same_sm:.1f}% at the base's SM count, "
                   f"{100 * src.held_out_other_sm:.1f}% at other SM counts, and there "
-                  f"{100 * src.held_out_other_sm_cu_oracle:.1f}% with the nearest SM-count cluster.", "",
+                  f"{100 * src.held_out_other_sm_cu_oracle:.1f}% with the nearest SM-count cluster. "
+                  f"The regression on the same splits: {100 * src.regression_same_sm:.1f}% at the base's SM "
+                  f"count, {100 * src.regression_other_sm:.1f}% at other SM counts.", "",
                   f"Nested split at the same base (the choice a user makes without the held-out kernels): on each "
                   f"outer split, the training kernels alone in {src.folds} grouped folds; mean inner error " +
                   ", ".join(f"{n} {100 * src[ev.column('inner', n)]:.1f}% (lowest in "
