@@ -95,6 +95,8 @@ rule tbpoint_sample:
             functional_warming=TBP["functional_warming"],
             warming_rule=TBP["warming_rule"],
             launch_rule=TBP["launch_rule"],
+            unit_rule=TBP["unit_rule"],
+            interval_tolerance=TBP["interval_tolerance"],
             progress_s=CONFIG["simulate"]["progress_s"],
             code_version=f"{SIMULATOR_VERSION}/{TBPOINT_VERSION}",
         ),

@@ -414,7 +414,7 @@ def test_the_launch_rule_simulates_more_launches_of_a_noisier_cluster():
     cpis = [c for pair in zip(quiet, noisy) for c in pair]
     inter = pd.DataFrame({"launch": np.arange(20), "cluster": np.arange(20) % 2,
                           "representative": np.where(np.arange(20) % 2 == 0, 10, 11)})
-    sel, pred = _drive(TBPointPolicy(inter, None, 0.10, launch_rule="confidence"), cpis)
+    sel, pred = _drive(TBPointPolicy(inter, None, launch_rule="confidence", interval_tolerance=0.10), cpis)
     n_quiet = sum(1 for lid in sel if lid % 2 == 0)
     n_noisy = sum(1 for lid in sel if lid % 2 == 1)
     assert n_quiet == 2 and n_noisy > n_quiet
@@ -423,9 +423,109 @@ def test_the_launch_rule_simulates_more_launches_of_a_noisier_cluster():
     noisy_sel = [lid for lid in sel if lid % 2 == 1]
     np.testing.assert_allclose(pred[1], 1000 * np.mean([cpis[lid] for lid in noisy_sel]))
     # the seed's rule: one launch per cluster, the representative's CPI for all
-    sel, pred = _drive(TBPointPolicy(inter, None, 0.10, launch_rule="representative"), cpis)
+    sel, pred = _drive(TBPointPolicy(inter, None, launch_rule="representative", interval_tolerance=0.10), cpis)
     assert sel == [10, 11]
     np.testing.assert_allclose(pred[::2], 1000 * cpis[10])
+
+
+class _Dispatcher:
+    """A launch on ``slots`` block slots without a simulator: blocks are
+    dispatched in id order as slots free (skipped ones passed over), block
+    b runs ``durations[b]`` cycles and issues ``rates[b]`` (default 1) warp
+    instructions per cycle.  Offers the LaunchControl interface a policy uses."""
+
+    def __init__(self, durations, slots, rates=None):
+        self.dur = np.asarray(durations, np.int64)
+        self.rate = np.ones(len(self.dur), np.int64) if rates is None else np.asarray(rates, np.int64)
+        self.n_blocks, self.system_occupancy = len(self.dur), slots
+        self.launch = {"launch": 0}
+        self.blocks = pd.DataFrame({"block": np.arange(self.n_blocks), "warp_instrs": self.dur})
+        self.cycle, self.next_block = 0, 0
+        self.disp = np.full(self.n_blocks, -1)
+        self.ret = np.full(self.n_blocks, -1)
+        self.skipped = np.zeros(self.n_blocks, bool)
+
+    @property
+    def issued(self):
+        on = self.disp >= 0
+        return int((np.minimum(self.cycle - self.disp[on], self.dur[on]) * self.rate[on]).sum())
+
+    def _issued_at(self, c):
+        on = (self.disp >= 0) & (self.disp <= c)
+        return int((np.minimum(c - self.disp[on], self.dur[on]) * self.rate[on]).sum())
+
+    def block_record(self, b):
+        return {"dispatch": int(self.disp[b]), "retire": int(self.ret[b]),
+                "issued_at_dispatch": self._issued_at(self.disp[b]),
+                "issued_at_retire": self._issued_at(self.ret[b]) if self.ret[b] >= 0 else -1}
+
+    def running_blocks(self):
+        return np.flatnonzero((self.disp >= 0) & (self.ret < 0))
+
+    def skip(self, blocks):
+        self.skipped[np.asarray(blocks, np.int64)] = True
+
+    def _fill(self):
+        while len(self.running_blocks()) < self.system_occupancy and self.next_block < self.n_blocks:
+            if not self.skipped[self.next_block]:
+                self.disp[self.next_block] = self.cycle
+            self.next_block += 1
+
+    def run(self, policy):
+        policy.launch_begin(self)
+        self._fill()
+        while len(self.running_blocks()):
+            run = self.running_blocks()
+            self.cycle = int((self.disp[run] + self.dur[run]).min())
+            done = run[self.disp[run] + self.dur[run] == self.cycle]
+            self.ret[done] = self.cycle
+            policy.blocks_retired(self, done)
+            self._fill()
+        return policy
+
+
+def test_a_straggler_block_is_one_unit_under_the_seeds_rule_and_not_under_turnover():
+    from pipeline_lib.tbpoint.policy import TBPointPolicy
+    # 4 slots, 200 blocks of 100 cycles, but block 0 runs the whole launch
+    # (a hub vertex); one region over every block
+    dur = np.full(200, 100)
+    dur[0] = 10_000
+    regions = pd.DataFrame({"launch": [0], "region": [0], "cluster": [0], "start_block": [0], "end_block": [199],
+                            "first_epoch": [0], "n_epochs": [50]})
+
+    def run(rule):
+        pol = TBPointPolicy(None, regions, warming_rule="confidence", unit_rule=rule, interval_tolerance=0.03)
+        return _Dispatcher(dur, 4).run(pol)
+
+    seed = run("block")
+    assert seed._units == 1 and not seed._skipped           # block 0's lifetime is the whole launch
+    ours = run("turnover")
+    assert ours._units >= 2 and ours._skipped[0] > 0        # units end after 4 retirements; the region is skipped
+    # the units measured the whole machine: three 100-cycle blocks plus the straggler, 4 instructions a cycle
+    assert ours._region_ipc[0] == pytest.approx(4.0)
+
+
+def test_turnover_units_equal_the_seeds_where_blocks_are_alike():
+    from pipeline_lib.tbpoint.policy import TBPointPolicy
+    dur = np.full(200, 100)
+    dur[::7] = 130                                           # mild variation: no block outlives a turnover
+    rates = np.random.default_rng(1).integers(1, 4, 200)     # unit IPCs vary, so warming takes several units
+    regions = pd.DataFrame({"launch": [0], "region": [0], "cluster": [0], "start_block": [0], "end_block": [199],
+                            "first_epoch": [0], "n_epochs": [50]})
+    runs = [_Dispatcher(dur, 4, rates).run(TBPointPolicy(None, regions, warming_rule="confidence", unit_rule=rule))
+            for rule in ("block", "turnover")]
+    assert runs[0]._units >= 3
+    assert runs[0]._units == runs[1]._units and runs[0]._skipped == runs[1]._skipped
+    assert runs[0]._region_ipc == runs[1]._region_ipc
+    with pytest.raises(ValueError, match="unit_rule"):
+        TBPointPolicy(None, regions, unit_rule="cycles")
+
+
+def test_the_interval_tolerance_is_the_confidence_rules_and_the_ipc_tolerance_the_seeds():
+    from pipeline_lib.tbpoint.policy import TBPointPolicy
+    ours = TBPointPolicy(None, None, ipc_tolerance=0.5, warming_rule="confidence", interval_tolerance=0.02)
+    seed = TBPointPolicy(None, None, ipc_tolerance=0.5, warming_rule="consecutive", interval_tolerance=0.02)
+    assert ours._warming_tolerance == 0.02 and seed._warming_tolerance == 0.5
 
 
 def test_enough_launches_needs_two_and_uses_the_finite_population():
@@ -587,3 +687,25 @@ def test_the_longest_running_kernel_is_scored_alone():
     assert got["longest_kernel"] == "b"
     assert got["longest_error"] == pytest.approx(abs(1200 / 320 - 1200 / 300) / (1200 / 300))
     assert got["longest_sample_size"] == pytest.approx(0.5)
+
+
+def test_the_sample_floor_is_one_launch_per_cluster_and_two_units_of_warming_per_region(small_gpu):
+    from pipeline_lib.sim.hardware import occupancy
+    from pipeline_lib.tbpoint.floor import launch_floor, sample_floor
+    # one launch of 10 blocks of 5 instructions, epoch 2: a region over blocks 2..9
+    # skips 2 + 2 x 2 = 6 .. 9; blocks 0..5 must run
+    reg = pd.DataFrame({"start_block": [2], "end_block": [9]})
+    assert launch_floor(np.full(10, 5), reg, 2) == 30
+    assert launch_floor(np.full(10, 5), reg.iloc[:0], 2) == 50          # no region: all of it
+    assert launch_floor(np.full(10, 5), pd.DataFrame({"start_block": [0], "end_block": [3]}), 2) == 50
+    # a workload: launches 0 and 1 in one cluster (the cheaper counts), launch 2 alone
+    occ = occupancy(small_gpu, 64, 16, 0)["system_occupancy"]
+    n = 6 * occ
+    launches = pd.DataFrame({"launch": [0, 1, 2], "warp_instrs": [n, n, n], "threads_per_block": 64,
+                             "regs_per_thread": 16, "shared_bytes": 0})
+    blocks = pd.DataFrame({"launch": np.repeat([0, 1, 2], n), "block": np.tile(np.arange(n), 3), "warp_instrs": 1})
+    regions = pd.DataFrame({"launch": [1], "start_block": [0], "end_block": [n - 1]})
+    inter = pd.DataFrame({"launch": [0, 1, 2], "cluster": [0, 0, 1]})
+    assert sample_floor(launches, blocks, inter, regions, small_gpu) == pytest.approx((2 * occ + n) / (3 * n))
+    assert sample_floor(launches, blocks, None, regions, small_gpu) == pytest.approx((n + 2 * occ + n) / (3 * n))
+    assert sample_floor(launches, blocks, inter, None, small_gpu) == pytest.approx(2 / 3)

@@ -10,6 +10,7 @@ chapter 3).
   eq. 7, Fig. 7);
 - :mod:`.clustering`: the threshold clustering both levels share;
 - :mod:`.baselines`: Random and Ideal-SimPoint (3.5.1);
+- :mod:`.floor`: the least sample size the method's structure allows (ours);
 - :mod:`.run`: the rules' entry points, validation tables and summaries
   (3.5.2), the Fig. 7 study and host time;
 - :mod:`.sensitivity`: errors and sample sizes over occupancy (3.5.3,

@@ -20,6 +20,7 @@ from ..trace.parquet_io import write_json, write_text
 from ..versions import TBPOINT_VERSION
 from .baselines import IdealSimPoint, estimate, random_sampling
 from .figures import deviation_cdf
+from .floor import sample_floor
 from .inter_launch import FEATURES, InterLaunchSampler, launch_features
 from .markov import figure7_table, ipc_variation
 from .policy import TBPointPolicy
@@ -83,19 +84,22 @@ def regions_stage(wl: str, trace_dir, hw: dict, hw_name: str, sigma: float, max_
 
 def sample_stage(wl: str, trace_dir, hw: dict, inter_path, regions_path, ipc_tolerance: float, out,
                  summary_out, host_time_out, progress_s: float = 0.0, functional_warming: bool = True,
-                 warming_rule: str = "confidence", launch_rule: str = "confidence") -> dict:
+                 warming_rule: str = "confidence", launch_rule: str = "confidence", unit_rule: str = "turnover",
+                 interval_tolerance: float = 0.03) -> dict:
     """TBPoint sampled simulation of one workload: the per-launch table, a
     summary and the host time (a file of its own, see simulate_workload)."""
     t0 = time.perf_counter()
     tr = TraceDir(trace_dir)
     inter = pd.read_parquet(inter_path) if inter_path else None
     regions = pd.read_parquet(regions_path) if regions_path else None
-    policy = TBPointPolicy(inter, regions, ipc_tolerance, functional_warming, warming_rule, launch_rule)
+    policy = TBPointPolicy(inter, regions, ipc_tolerance, functional_warming, warming_rule, launch_rule,
+                           unit_rule=unit_rule, interval_tolerance=interval_tolerance)
     sim = Simulator(hw, tr, progress_s=progress_s, label=f"{wl} on {hw['name']} (TBPoint)")
     res = sim.run(policy)
     rows = run_sampled_rows(tr, res, policy)
     _write(rows, SAMPLED, "tbpoint_sampled", out, workload=wl, hardware=hw["name"])
     s = summarize_sampled(rows)
+    s["sample_floor"] = sample_floor(tr.launches, tr.blocks, inter, regions, hw)
     write_json({"workload": wl, "hardware": hw["name"], **s}, summary_out)
     write_host_time(host_time_out, res.info["host_seconds"], time.perf_counter() - t0)
     print(f"{wl} on {hw['name']}: TBPoint IPC {s['ipc']:.4f}, sample size {100 * s['sample_size']:.2f}%",
@@ -241,7 +245,7 @@ def validation_table(items: list[dict]) -> pd.DataFrame:
         rows.append({
             "workload": it["workload"], "full_ipc": full_ipc,
             "tbpoint_ipc": tb["ipc"], "tbpoint_error": abs(tb["ipc"] - full_ipc) / full_ipc,
-            "tbpoint_sample_size": tb["sample_size"],
+            "tbpoint_sample_size": tb["sample_size"], "tbpoint_sample_floor": tb["sample_floor"],
             "skipped_inter_share": tb["skipped_inter_share"], "skipped_intra_share": tb["skipped_intra_share"],
             "random_ipc_mean": float(rnd["ipc"].mean()), "random_error_mean": float(rnd_err.mean()),
             "random_error_std": float(rnd_err.std(ddof=0)), "random_sample_size": float(rnd["sample_size"].mean()),
@@ -259,6 +263,7 @@ def validation_table(items: list[dict]) -> pd.DataFrame:
 VALIDATION = [("workload", STR, ""), ("full_ipc", F64, "full simulation, warp instructions / cycles"),
               ("tbpoint_ipc", F64, ""), ("tbpoint_error", F64, "|TBPoint - Full| / Full"),
               ("tbpoint_sample_size", F64, "simulated / total warp instructions (Fig. 12)"),
+              ("tbpoint_sample_floor", F64, "the least sample TBPoint's structure allows (pipeline_lib/tbpoint/floor.py)"),
               ("skipped_inter_share", F64, "share of skipped instructions skipped between launches (Fig. 13)"),
               ("skipped_intra_share", F64, "share skipped inside launches"),
               ("random_ipc_mean", F64, "mean over the draws"), ("random_error_mean", F64, ""),
@@ -295,11 +300,12 @@ def validate_stage(hw_name: str, items: list[dict], out_table, out_summary, fig_
     s = {k: geomean(t[c]) for k, c in (("tbpoint", "tbpoint_sample_size"), ("random", "random_sample_size"),
                                         ("simpoint", "simpoint_sample_size"))}
     lines = [f"# TBPoint validation on {hw_name}", "",
-             "| workload | full IPC | TBPoint err % | sample % | Random err % (std) | sample % "
-             "| Ideal-SimPoint err % | sample % | k |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| workload | full IPC | TBPoint err % | sample % | floor % | Random err % (std) | sample % "
+             "| Ideal-SimPoint err % | sample % | k |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in t.to_dict("records"):
         lines.append(f"| {r['workload']} | {r['full_ipc']:.3f} | {100 * r['tbpoint_error']:.2f} | "
-                     f"{100 * r['tbpoint_sample_size']:.1f} | {100 * r['random_error_mean']:.2f} "
+                     f"{100 * r['tbpoint_sample_size']:.1f} | {100 * r['tbpoint_sample_floor']:.1f} | "
+                     f"{100 * r['random_error_mean']:.2f} "
                      f"({100 * r['random_error_std']:.2f}) | {100 * r['random_sample_size']:.1f} | "
                      f"{100 * r['simpoint_error']:.2f} | {100 * r['simpoint_sample_size']:.1f} | {r['simpoint_k']} |")
     lines += ["", "Geometric means (errors floored at 0.01%) and the seed's (chapter 3.5.2):", "",
@@ -310,6 +316,9 @@ def validate_stage(hw_name: str, items: list[dict], out_table, out_summary, fig_
               f"| TBPoint, longest-running kernel of each workload (the seed's unit, 3.5.1) | "
               f"{100 * geomean(t['longest_error']):.2f} | 0.47 | {100 * geomean(t['longest_sample_size']):.2f} | 2.6 |",
               ""]
+    lines += [f"The floor is the least sample any setting of TBPoint's rules could reach on these inputs (one launch "
+              f"per cluster, two units of warming per region, docs/tbpoint.md); its geometric mean is "
+              f"{100 * geomean(t['tbpoint_sample_floor']):.2f}%.", ""]
     err = t["tbpoint_error"]
     l1, l2 = t["tbpoint_l1_error"].mean(), t["tbpoint_l2_error"].mean()
     lines += [f"TBPoint's plain mean error {100 * err.mean():.2f}%, maximum {100 * err.max():.2f}% "

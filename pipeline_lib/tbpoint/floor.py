@@ -1,0 +1,76 @@
+"""The least sample size TBPoint's structure allows on a workload (ours).
+
+TBPoint simulates at least one launch of every inter-launch cluster (3.3)
+and, inside a simulated launch, every block outside its homogeneous regions
+and the warming of each region (3.4.4): the seed's rule needs two units, a
+unit being one block's lifetime, during which about one system occupancy of
+blocks is dispatched.  So no setting of the warming or launch rules can
+sample less than
+
+    sum over clusters of the cheapest launch's (blocks outside regions +
+    the first 2 x system occupancy blocks of each region)
+
+over the workload's warp instructions.  The validation reports this floor
+beside the sample size, so that a target below it is seen to ask for
+something the method cannot do on that input (launches a few waves long,
+clusters of one launch), not for better rules.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..sim.hardware import occupancy
+
+#: units of warming per region in the floor: the seed's two consecutive units
+WARMING_UNITS = 2
+
+
+def launch_floor(block_instrs: np.ndarray, regions: pd.DataFrame, epoch_size: int,
+                 warming_units: int = WARMING_UNITS) -> int:
+    """Warp instructions of one launch that must be simulated if it is:
+    ``block_instrs`` per block in id order, ``regions`` its rows of the
+    region table (start_block, end_block inclusive), ``epoch_size`` its
+    system occupancy."""
+    skippable = np.zeros(len(block_instrs), bool)
+    for start, end in zip(regions["start_block"], regions["end_block"]):
+        skippable[int(start) + warming_units * epoch_size:int(end) + 1] = True
+    return int(np.asarray(block_instrs, np.int64)[~skippable].sum())
+
+
+def sample_floor(launches: pd.DataFrame, blocks: pd.DataFrame, inter: pd.DataFrame | None,
+                 regions: pd.DataFrame | None, hw: dict, warming_units: int = WARMING_UNITS) -> float:
+    """The module's floor as a share of the workload's warp instructions.
+
+    Parameters
+    ----------
+    launches, blocks : the trace's tables (launch; block, warp_instrs)
+    inter : the inter-launch table (launch, cluster), or None (every launch
+        simulated)
+    regions : the region table (launch, start_block, end_block), or None (no
+        intra-launch sampling)
+    hw : the hardware configuration (its occupancy fields)
+    """
+    L = launches.sort_values("launch")
+    total = float(L["warp_instrs"].sum())
+    if not total:
+        return 0.0
+    by_launch = dict(iter(blocks.groupby("launch")))
+    reg = dict(iter(regions.groupby("launch"))) if regions is not None and len(regions) else {}
+    empty = pd.DataFrame({"start_block": [], "end_block": []})
+    cost = {}
+    for r in L.to_dict("records"):
+        lid = int(r["launch"])
+        b = by_launch.get(lid)
+        if b is None or not len(b):
+            cost[lid] = int(r["warp_instrs"])
+            continue
+        occ = occupancy(hw, int(r["threads_per_block"]), int(r["regs_per_thread"]), int(r["shared_bytes"]))
+        cost[lid] = launch_floor(b.sort_values("block")["warp_instrs"].to_numpy(), reg.get(lid, empty),
+                                 occ["system_occupancy"], warming_units)
+    if inter is None:
+        return sum(cost.values()) / total
+    cheapest = {}
+    for lid, c in zip(inter["launch"], inter["cluster"]):
+        cheapest[int(c)] = min(cheapest.get(int(c), np.inf), cost[int(lid)])
+    return float(sum(cheapest.values())) / total
