@@ -225,6 +225,23 @@ def test_trace_without_warp_trace_is_rejected(tmp_path):
         TraceDir(tmp_path)
 
 
+def test_decoding_a_launch_checks_its_rows(traces):
+    import pyarrow as pa
+    tr = TraceDir(traces["lbm"])
+    lt = tr.launch_trace(0)
+    n = int(tr.launches.set_index("launch").loc[0, "warp_instrs"])
+    assert len(lt.pc) == n and lt.line_off[-1] == len(lt.lines) and lt.warp_off[-1] == n
+    assert all(a.flags.writeable for a in (lt.pc, lt.space, lt.nreq, lt.lines, lt.line_off, lt.warp_off))
+    read = tr.launch_tables
+    assert len(read(0, ["warp"])) > 1                       # several row groups: they are concatenated
+    tr.launch_tables = lambda launch, cols: [t.take(pa.array(np.arange(t.num_rows)[::-1])) for t in read(launch, cols)]
+    with pytest.raises(TraceError, match="launch 0: rows missing or not ordered by warp"):
+        tr._decode(0)
+    tr.launch_tables = lambda launch, cols: [t.slice(0, t.num_rows - 1) for t in read(launch, cols)]
+    with pytest.raises(TraceError, match="launch 0: rows missing"):
+        tr._decode(0)
+
+
 def test_policy_that_skips_launches_must_predict_them(traces, hw):
     class NoPredict(SamplingPolicy):
         def select_launch(self, launch):

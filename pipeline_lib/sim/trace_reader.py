@@ -99,28 +99,31 @@ class TraceDir:
         return [self._pf.read_row_group(g, columns=columns) for g in self._groups.get(int(launch), [])]
 
     def _decode(self, launch: int) -> LaunchTrace:
+        # One copy per array: the row groups' columns are concatenated in
+        # their stored types (which are LaunchTrace's), so no astype copies
+        # follow; the concatenation also makes them writable, as the
+        # compiled engine's signatures expect.
         row = self._rows[int(launch)]
         tables = self.launch_tables(launch, ["warp", "pc", "mask", "space", "nreq", "lines"])
         cols = {"warp": [], "pc": [], "mask": [], "space": [], "nreq": [], "off": [], "lines": []}
         base = 0
         for t in tables:
             for c in ("warp", "pc", "mask", "space", "nreq"):
-                cols[c].append(t.column(c).to_numpy())
-            lst = t.column("lines").combine_chunks()
-            if isinstance(lst, pa.ChunkedArray):
-                lst = lst.chunk(0)
-            off = lst.offsets.to_numpy().astype(np.int64)
-            vals = lst.values.to_numpy()
-            cols["off"].append(off[:-1] - off[0] + base)
-            cols["lines"].append(vals[off[0]:off[-1]])
-            base += int(off[-1] - off[0])
-        cat = {k: (np.concatenate(v) if v else np.zeros(0, np.int64)) for k, v in cols.items()}
+                cols[c].extend(ch.to_numpy() for ch in t.column(c).chunks)
+            for lst in t.column("lines").chunks:
+                off = lst.offsets.to_numpy()
+                cols["off"].append(off[:-1].astype(np.int64) - off[0] + base)
+                cols["lines"].append(lst.values.to_numpy()[off[0]:off[-1]])
+                base += int(off[-1] - off[0])
+        dtypes = {"warp": np.int32, "pc": np.int32, "mask": np.uint32, "space": np.int8, "nreq": np.int16,
+                  "off": np.int64, "lines": np.int64}
+        cat = {k: np.concatenate(v, dtype=dtypes[k]) if v else np.zeros(0, dtypes[k]) for k, v in cols.items()}
         n_warps = int(row["n_blocks"]) * int(row["warps_per_block"])
-        warp = cat["warp"].astype(np.int64)
-        if len(warp) != int(row["warp_instrs"]) or (len(warp) > 1 and np.any(np.diff(warp) < 0)):
+        warp = cat["warp"]
+        if len(warp) != int(row["warp_instrs"]) or (len(warp) > 1 and np.any(warp[1:] < warp[:-1])):
             raise TraceError(f"{self.path / 'warp_trace.parquet'}: launch {launch}: rows missing or not ordered by warp")
         return LaunchTrace(
-            pc=cat["pc"].astype(np.int32), space=cat["space"].astype(np.int8), nreq=cat["nreq"].astype(np.int16),
-            nthreads=np.bitwise_count(cat["mask"].astype(np.uint32)).astype(np.int32),
-            line_off=np.append(cat["off"], base).astype(np.int64), lines=cat["lines"].astype(np.int64),
-            warp_off=np.searchsorted(warp, np.arange(n_warps + 1)).astype(np.int64))
+            pc=cat["pc"], space=cat["space"], nreq=cat["nreq"],
+            nthreads=np.bitwise_count(cat["mask"]).astype(np.int32),
+            line_off=np.append(cat["off"], np.int64(base)), lines=cat["lines"],
+            warp_off=np.searchsorted(warp, np.arange(n_warps + 1, dtype=np.int32)).astype(np.int64))
