@@ -32,8 +32,8 @@ class TBPointPolicy(SamplingPolicy):
     warms: its units are simulated until the warming rule stops
     (:mod:`.warming`: the seed's two consecutive units within
     ``ipc_tolerance``, or our confidence interval after the start-up
-    transient within ``interval_tolerance``); then the region's blocks not yet dispatched are skipped and
-    predicted at the IPC the rule gives.  The region is left when a block of
+    transient within ``interval_tolerance``); then the region's blocks not
+    yet dispatched are skipped and predicted at the IPC the rule gives.  The region is left when a block of
     another region is dispatched.
 
     Parameters
@@ -64,9 +64,9 @@ class TBPointPolicy(SamplingPolicy):
     unit_rule : str
         What ends a sampling unit.  ``block`` (the seed, 3.4.4): the
         specified block's retirement.  ``turnover`` (ours, the default): that
-        retirement, or, if it comes later, the moment as many blocks have
-        retired since the specified block's dispatch as the system holds
-        (its system occupancy); the unit's IPC is then the GPU's over that
+        retirement or, if the block is still running then, the moment as
+        many blocks have retired since its dispatch as the system holds (its
+        system occupancy); the unit's IPC is then the GPU's over that
         window, and the next unit starts with the next block dispatched.
         Under ``turnover`` a running block that has outlived that many
         retirements (a straggler) does not keep a region from being
@@ -85,8 +85,8 @@ class TBPointPolicy(SamplingPolicy):
         ``confidence`` (ours, :func:`.warming.enough_launches`): from the
         representative on, in launch order, the cluster's launches are
         simulated until the confidence interval of their mean CPI is within
-        ``interval_tolerance``; every launch of the cluster not simulated (before
-        the representative or after the stop) is predicted at the ratio of
+        ``interval_tolerance``; every launch of the cluster not simulated
+        (before the representative or after the stop) is predicted at the ratio of
         the simulated launches' predicted cycles to their instructions.
         Launches before the representative are not candidates because the
         decision to simulate a launch is taken when the simulator reaches
