@@ -110,6 +110,36 @@ rule tbpoint_sample:
         "../scripts/tbpoint_sample.py"
 
 
+# The seed's TBPoint beside ours (tbpoint.seed_rules): every rule as the seed
+# states it (pipeline_lib.tbpoint.run.SEED_RULES), one job per workload that
+# clusters, finds regions and samples; validation adds its row.
+rule tbpoint_sample_seed:
+    input:
+        check=f"{RESULTS}/traces/{{wl}}/check.json",
+        tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in ("launches", "blocks", "instructions", "warp_trace")],
+    output:
+        f"{TBP_DIR}/{{wl}}/{{hw}}/sampled_seed.json",
+    params:
+        **keyed(
+            hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
+            inter_sigma=TBP["inter_sigma"],
+            intra_sigma=TBP["intra_sigma"],
+            max_variation=TBP["max_variation"],
+            min_epochs=TBP["min_region_epochs"],
+            ipc_tolerance=TBP["ipc_tolerance"],
+            progress_s=CONFIG["simulate"]["progress_s"],
+            code_version=f"{SIMULATOR_VERSION}/{TBPOINT_VERSION}",
+        ),
+    resources:
+        mem_mb=CONFIG["simulate"]["mem_mb"],
+        runtime=CONFIG["simulate"]["runtime_min"],
+    threads: 1
+    log:
+        f"{RESULTS}/logs/tbpoint_sample_seed/{{wl}}/{{hw}}.log",
+    script:
+        "../scripts/tbpoint_sample_seed.py"
+
+
 rule tbpoint_baselines:
     input:
         units=f"{RESULTS}/sim/{{wl}}/{{hw}}/units.parquet",
@@ -137,6 +167,7 @@ rule tbpoint_validate:
         sampled=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/sampled.json", wl=WORKLOADS),
         sampled_table=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/sampled.parquet", wl=WORKLOADS),
         baselines=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/baselines.parquet", wl=WORKLOADS),
+        seed=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/sampled_seed.json", wl=WORKLOADS) if TBP["seed_rules"] else [],
         full_host=expand(f"{RESULTS}/sim/{{wl}}/{{{{hw}}}}/host_time.json", wl=WORKLOADS),
         sampled_host=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/host_time.json", wl=WORKLOADS),
     output:

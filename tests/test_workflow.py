@@ -55,7 +55,7 @@ SP_RUNS = sorted(TINY["simprof"]["runs"])
 GRID = [f"tbpoint-fermi-sm{s}-cc{c}-mc{m}" for s in (1, 2) for c in (500, 1000) for m in (1000, 2000)]
 SCALING = {"scaling_profile", "scaling_counters", "scaling_dataset", "scaling_train", "scaling_validate", "scaling_summary",
            "scaling_predict"}
-TBP_PER_WL = {"tbpoint_inter_launch", "tbpoint_regions", "tbpoint_sample", "tbpoint_baselines"}
+TBP_PER_WL = {"tbpoint_inter_launch", "tbpoint_regions", "tbpoint_sample", "tbpoint_baselines", "tbpoint_sample_seed"}
 TBP_SUMMARIES = {"tbpoint_validate", "tbpoint_sensitivity", "tbpoint_kernel_types", "tbpoint_markov"}
 GPUMECH = {"gpumech_analyse", "gpumech_sim_stalls", "gpumech_validate", "gpumech_sweep"}
 SIMPROF = {"simprof_input", "simprof_jar", "simprof_profile", "simprof_phases", "simprof_sampling",
@@ -143,6 +143,10 @@ def test_dag_has_one_trace_job_per_workload(tmp_path):
         assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == \
             sorted((wl, hw) for wl in TINY["workloads"] for hw in ("gpumech-baseline", VARIANT))
     assert jobs["tbpoint_validate"] == [{"hw": "gpumech-baseline"}]
+    # the seed's TBPoint runs beside ours where the validation does, not in the occupancy study
+    assert sorted((w["wl"], w["hw"]) for w in jobs["tbpoint_sample_seed"]) == \
+        sorted((wl, "gpumech-baseline") for wl in TINY["workloads"])
+    assert "dram" in params[("tbpoint_sample_seed", "hist", "gpumech-baseline")]["hw"]
 
 
 def test_paper_config_declares_the_full_scaling_grid_as_batched_jobs(tmp_path):
@@ -347,10 +351,10 @@ def test_changing_a_timing_field_reruns_only_that_hardwares_simulations(ran, tmp
     cfg2 = _write(tmp_path / "c2.yaml", _with_hw(d, "hw-mshr", lambda hw: hw["l1"].update(mshrs=16)))
     jobs, _ = build_dag(d, cfg2)
     # no trace, no launch clustering, and (occupancy unchanged) no epoch clustering
-    assert set(jobs) == {"simulate", "power", "tbpoint_sample", "tbpoint_baselines", "tbpoint_validate",
-                         "tbpoint_sensitivity", *GPUMECH, "report_page", "all"}
+    assert set(jobs) == {"simulate", "power", "tbpoint_sample", "tbpoint_sample_seed", "tbpoint_baselines",
+                         "tbpoint_validate", "tbpoint_sensitivity", *GPUMECH, "report_page", "all"}
     expected = sorted((wl, "gpumech-baseline") for wl in TINY["workloads"])
-    for rule in ("power", "tbpoint_baselines"):
+    for rule in ("power", "tbpoint_baselines", "tbpoint_sample_seed"):
         assert sorted((w["wl"], w["hw"]) for w in jobs[rule]) == expected
     # the variants inherit the change; tbpoint-fermi does not rerun
     assert sorted((w["wl"], w["hw"]) for w in jobs["tbpoint_sample"]) == \
@@ -386,7 +390,9 @@ def test_tbpoint_outputs_of_end_to_end_run(ran):
     assert (v["full_ipc"] > 0).all() and (v["tbpoint_ipc"] > 0).all()
     for f in ("fig11_ipc", "fig12_sample_size", "fig13_skipped_split", "fig14_miss_rate_error"):
         assert (out / "gpumech-baseline" / f"{f}.png").stat().st_size > 0
-    assert "Geometric means" in (out / "gpumech-baseline" / "summary.md").read_text()
+    summary = (out / "gpumech-baseline" / "summary.md").read_text()
+    assert "Geometric means" in summary and "TBPoint with the seed's rules" in summary
+    assert (v["seed_rules_sample_size"] > 0).all() and v["seed_rules_error"].notna().all()
     h = pd.read_parquet(out / "gpumech-baseline" / "host_time.parquet")
     assert sorted(h["workload"]) == sorted(TINY["workloads"]) and (h["full_s"] > 0).all()
     s = pd.read_parquet(out / "sensitivity" / "sensitivity.parquet")
