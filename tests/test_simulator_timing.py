@@ -233,3 +233,41 @@ def test_functional_warming_leaves_the_caches_a_full_run_leaves(tmp_path):
         cold.run(policy(False))
         assert _l2_lines(warmed) == want, policy.__name__
         assert len(_l2_lines(cold)[0]) < len(want[0])
+
+
+def test_warming_only_the_last_skipped_launch_is_taken_when_exact_and_changes_no_output(tmp_path):
+    """Four launches of a stream; launches 0-2 skipped with functional
+    warming, 3 simulated.  Where the last skipped launch's reads cover every
+    cache set (1 MiB against the 768 KiB L2), replaying it alone leaves the
+    caches the whole replay leaves, so the earlier launches are not replayed;
+    where they do not (64 KiB), every launch is.  Either way the outputs are
+    those of replaying every skipped launch."""
+    from pipeline_lib.sim.sampling import SamplingPolicy
+
+    class LastOnly(SamplingPolicy):
+        functional_warming = True
+
+        def select_launch(self, launch):
+            return launch["launch"] == 3
+
+        def predict(self, launch, row):
+            return 0.0 if row is None else float(row["cycles"])
+
+    hw = hardware(cores=2)
+    for n4, probe_exact in ((1 << 16, True), (1 << 12, False)):
+        def args(d, n4=n4):
+            return [d.zeros(4 * n4, np.float32), d.zeros(8 * 512, np.float32), n4]
+        tr = trace(tmp_path / str(n4), [("stream", (8,), (512,), args)] * 4, heap=1 << 23)
+        runs = []
+        for every in (True, False):
+            sim = Simulator(hw, tr)
+            sim.warm_every_launch = every
+            calls = []
+            replay = sim._warm_launch
+            sim._warm_launch = lambda launch, *a, **k: (calls.append(int(launch["launch"])), replay(launch, *a, **k))
+            res = sim.run(LastOnly())
+            runs.append((res.launches.to_dict("records"), _l2_lines(sim), calls))
+        assert runs[0][0] == runs[1][0] and runs[0][1] == runs[1][1]
+        assert runs[0][2] == [0, 1, 2]
+        # the probe replays launch 2 first; exact: nothing else, else the whole run again
+        assert runs[1][2] == ([2] if probe_exact else [2, 0, 1, 2])

@@ -288,15 +288,24 @@ def _l2(line, t, mode, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst,
     return ready + icnt
 
 
+#: tag of a cache entry whose line is not known (:func:`warm_launch`'s probe)
+UNKNOWN = -2
+
+
 @njit(cache=True, _nrt=False)
-def warm_block(blk, s, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2):
+def warm_block(blk, s, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2, suspect):
     """Functional cache warming of a skipped block (TBPoint's sampling
     option, docs/simulator.md): its warps' global/local memory lines, warp
     by warp in trace order, update SM ``s``'s L1 and the L2 -- tags, LRU
     order and dirty bits under the policies of :func:`_l2` and the L1
     (loads allocate, stores write through, atomics at the L2) -- with no
     timing, no statistics and no DRAM traffic, so the next simulated block
-    finds the lines a full run would have left."""
+    finds the lines a full run would have left.
+
+    ``suspect`` (one entry per L2 way, or empty): when given, a line the L2
+    allocates is marked 1 if its set still holds an :data:`UNKNOWN` entry
+    then (the line might have been resident already, with a dirty bit the
+    probe cannot know), else 0."""
     l1_sets, l1_ways = C[C_L1_SETS], C[C_L1_WAYS]
     for gw in range(blk * wpb, (blk + 1) * wpb):
         for r in range(warp_off[gw], warp_off[gw + 1]):
@@ -328,6 +337,12 @@ def warm_block(blk, s, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lin
                 mode = 0 if kind == K_LOAD else (1 if kind == K_STORE else 2)
                 way, victim = _l2_touch(line, mode, C, G, L2)
                 if way < 0:
+                    if len(suspect):
+                        base = victim - victim % C[C_L2_WAYS]
+                        suspect[victim] = 0
+                        for i in range(base, base + C[C_L2_WAYS]):
+                            if L2[L2_TAG, i] == UNKNOWN and i != victim:
+                                suspect[victim] = 1
                     L2[L2_TAG, victim] = line
                     L2[L2_LRU, victim] = G[G_STAMP]
                     L2[L2_DIRTY, victim] = 0 if mode == 0 else 1
@@ -335,11 +350,12 @@ def warm_block(blk, s, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lin
 
 
 @njit(cache=True, _nrt=False)
-def warm_launch(n_blocks, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2):
+def warm_launch(n_blocks, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2, suspect):
     """Functional warming of a whole skipped launch: block b on SM b mod
     cores, blocks in id order (:func:`warm_block`)."""
     for b in range(n_blocks):
-        warm_block(b, b % C[C_CORES], wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2)
+        warm_block(b, b % C[C_CORES], wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2,
+                   suspect)
 
 
 @njit(cache=True, _nrt=False)
@@ -410,7 +426,8 @@ def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_wa
             ST[ST_SKIP_THREAD] += blk_thread[blk]
             G[G_DONE_BLOCKS] += 1
             if C[C_WARM] == 1:
-                warm_block(blk, s, C[C_WPB], C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2)
+                warm_block(blk, s, C[C_WPB], C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2,
+                           L2[L2_FILL, :0])     # no probe: an empty view, as nothing here may allocate
             continue
         bbase = s * C[C_MAXB]
         bs = -1

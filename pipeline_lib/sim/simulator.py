@@ -243,6 +243,8 @@ class Simulator:
         # ready cycle per register, then (with the stall breakdown) its producer's stall category
         self.C[E.C_STALLS] = 1 if stall_breakdown else 0
         self.regready = np.zeros((S * MAXW, (2 if stall_breakdown else 1) * nregs), np.int64)
+        #: replay every skipped launch in full (the reference _warm_pending's shortcut is tested against)
+        self.warm_every_launch = False
         self.L1 = np.zeros((3, S, C[E.C_L1_SETS] * C[E.C_L1_WAYS]), np.int64)
         self.L1[E.L1_TAG] = -1
         self.mshr = np.zeros((S, C[E.C_MSHR]), np.int64)
@@ -333,11 +335,72 @@ class Simulator:
         G[E.G_CYCLE] = max(int(G[E.G_CYCLE]), end)
         return lid, occ, start, end, ST, PCST, blocks
 
-    def _warm_launch(self, launch: dict) -> None:
-        """Functional warming of a launch the policy skips (engine.warm_launch)."""
+    def _warm_launch(self, launch: dict, L1=None, L2=None, suspect=None) -> None:
+        """Functional warming of a launch the policy skips (engine.warm_launch),
+        on the simulator's caches or on the given ones (a probe)."""
         tr = self.trace.launch_trace(int(launch["launch"]))
+        L1 = self.L1 if L1 is None else L1
+        L2 = self.L2 if L2 is None else L2
+        suspect = self.L2[E.L2_FILL, :0] if suspect is None else suspect
         E.warm_launch(int(launch["n_blocks"]), int(launch["warps_per_block"]), self.C, self.G, tr.warp_off, tr.pc,
-                      tr.space, tr.nreq, tr.line_off, tr.lines, self.static[launch["kernel"]], self.L1, self.L2)
+                      tr.space, tr.nreq, tr.line_off, tr.lines, self.static[launch["kernel"]], L1, L2, suspect)
+
+    def _maybe_dirty(self, launches: list) -> np.ndarray:
+        """Lines that may be dirty in the L2 after ``launches`` are replayed
+        on the current caches: those dirty now and those the launches store
+        to or update atomically (global and local memory, as warm_block)."""
+        parts = [self.L2[E.L2_TAG][(self.L2[E.L2_DIRTY] == 1) & (self.L2[E.L2_TAG] >= 0)]]
+        for launch in launches:
+            tr = self.trace.launch_trace(int(launch["launch"]))
+            kind = self.static[launch["kernel"]][tr.pc, E.P_KIND]
+            rows = (((kind == E.K_STORE) | (kind == E.K_ATOM)) & (tr.nreq > 0)
+                    & np.isin(tr.space, (E.SP_GLOBAL, E.SP_LOCAL, E.SP_MIXED)))
+            parts.append(tr.lines[np.repeat(rows, np.diff(tr.line_off))] >> 7)
+        return np.unique(np.concatenate(parts))
+
+    def _warm_pending(self, pending: list) -> None:
+        """Functional warming of the launches skipped since the last
+        simulated one, in order, leaving the caches as replaying every one
+        of them would.
+
+        Shortcut (exact): the last of them is first replayed on caches whose
+        every entry is :data:`engine.UNKNOWN`.  When no unknown entry is left
+        in any set of the L1s and the L2, every set holds the lines its last
+        accesses left, whatever it held before, and in the same LRU order;
+        the dirty bits are the same too unless a line was allocated while
+        its set still held an unknown entry (it may have been resident
+        before, dirty), is clean now, and may have been dirty before
+        (:meth:`_maybe_dirty`: dirty now, or written by an earlier skipped
+        launch).  If neither can happen, that state
+        is the one the whole replay would give and the earlier launches need
+        no replay (on inputs with many identical launches, such as
+        spmv-scalar's paper input, that is most of TBPoint's warming time);
+        otherwise every launch is replayed.  The LRU stamps differ from the
+        whole replay's by a constant, which keeps their order, and a fill
+        cycle of 0 stands for a past one either way."""
+        if not pending:
+            return
+        if len(pending) > 1 and not self.warm_every_launch:
+            stamp = int(self.G[E.G_STAMP])
+            L1 = np.full_like(self.L1, 0)
+            L1[E.L1_TAG] = E.UNKNOWN
+            L1[E.L1_LRU] = -1
+            L2 = np.zeros_like(self.L2)
+            L2[E.L2_TAG] = E.UNKNOWN
+            L2[E.L2_LRU] = -1
+            suspect = np.zeros(self.L2.shape[1], np.int64)
+            self._warm_launch(pending[-1], L1, L2, suspect)
+            clean = L2[E.L2_TAG][(suspect == 1) & (L2[E.L2_DIRTY] == 0)]
+            if not ((L1[E.L1_TAG] == E.UNKNOWN).any() or (L2[E.L2_TAG] == E.UNKNOWN).any()
+                    or (len(clean) and np.isin(clean, self._maybe_dirty(pending[:-1])).any())):
+                self.L1[:] = L1
+                self.L2[:] = L2
+                pending.clear()
+                return
+            self.G[E.G_STAMP] = stamp
+        for launch in pending:
+            self._warm_launch(launch)
+        pending.clear()
 
     # -- a whole workload ---------------------------------------------------
     def run(self, policy=None) -> SimResult:
@@ -347,12 +410,14 @@ class Simulator:
         rows, sm_rows, blk_rows, act_rows, pc_parts, stall_rows = [], [], [], [], [], []
         done = 0
         t0 = time.perf_counter()
+        pending = []          # skipped launches not yet warmed (_warm_pending)
         for launch in L.to_dict("records"):
             if policy is not None and not policy.select_launch(launch):
                 done += int(launch["warp_instrs"])
                 if policy.functional_warming:
-                    self._warm_launch(launch)
+                    pending.append(launch)
                 continue
+            self._warm_pending(pending)
             lid, occ, start, end, ST, PCST, blocks = self._launch(launch, policy, t0, done, total)
             done += int(launch["warp_instrs"])
             rows.append(self._launch_row(launch, occ, start, end, ST))
@@ -374,6 +439,7 @@ class Simulator:
             pc_parts.append((launch["kernel"], pcs, PCST[pcs]))
             if policy is not None:
                 policy.launch_end(rows[-1])
+        self._warm_pending(pending)
         # the last, partial unit
         if int(self.G[E.G_UNIT_COUNT]) > 0:
             self._units.append((int(self.G[E.G_UNIT_START]), int(self.G[E.G_CYCLE]), int(self.G[E.G_UNIT_COUNT]),
