@@ -651,6 +651,7 @@ def test_sensitivity_table_labels_configurations_and_errors(tmp_path):
     assert t["tbpoint_error"].tolist() == pytest.approx([0.1, 0.1, 0.25, 0.25])
     md = (tmp_path / "s.md").read_text()
     assert "| tbpoint-fermi-sm7-w24 | W24 S7 | 25.00 | 25.00 | 10.00 |" in md
+    assert "Largest error 25.00% (x on tbpoint-fermi-sm7-w24)" in md and "5% on any configuration: NOT met" in md
 
 
 def test_markov_stage_writes_fig7_and_rejects_fractional_warps(tmp_path):
