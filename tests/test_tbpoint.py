@@ -704,7 +704,7 @@ def test_the_sample_floor_is_one_launch_per_cluster_and_two_units_of_warming_per
     n = 6 * occ
     launches = pd.DataFrame({"launch": [0, 1, 2], "warp_instrs": [n, n, n], "threads_per_block": 64,
                              "regs_per_thread": 16, "shared_bytes": 0})
-    blocks = pd.DataFrame({"launch": np.repeat([0, 1, 2], n), "block": np.tile(np.arange(n), 3), "warp_instrs": 1})
+    blocks = {lid: pd.DataFrame({"block": np.arange(n), "warp_instrs": 1}) for lid in range(3)}
     regions = pd.DataFrame({"launch": [1], "start_block": [0], "end_block": [n - 1]})
     inter = pd.DataFrame({"launch": [0, 1, 2], "cluster": [0, 0, 1]})
     assert sample_floor(launches, blocks, inter, regions, small_gpu) == pytest.approx((2 * occ + n) / (3 * n))

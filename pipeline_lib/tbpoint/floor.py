@@ -38,13 +38,15 @@ def launch_floor(block_instrs: np.ndarray, regions: pd.DataFrame, epoch_size: in
     return int(np.asarray(block_instrs, np.int64)[~skippable].sum())
 
 
-def sample_floor(launches: pd.DataFrame, blocks: pd.DataFrame, inter: pd.DataFrame | None,
+def sample_floor(launches: pd.DataFrame, blocks_by_launch: dict, inter: pd.DataFrame | None,
                  regions: pd.DataFrame | None, hw: dict, warming_units: int = WARMING_UNITS) -> float:
     """The module's floor as a share of the workload's warp instructions.
 
     Parameters
     ----------
-    launches, blocks : the trace's tables (launch; block, warp_instrs)
+    launches : the trace's launches table
+    blocks_by_launch : launch -> its blocks (block, warp_instrs) in block
+        order, as :meth:`TraceDir.blocks_by_launch` gives them
     inter : the inter-launch table (launch, cluster), or None (every launch
         simulated)
     regions : the region table (launch, start_block, end_block), or None (no
@@ -55,18 +57,17 @@ def sample_floor(launches: pd.DataFrame, blocks: pd.DataFrame, inter: pd.DataFra
     total = float(L["warp_instrs"].sum())
     if not total:
         return 0.0
-    by_launch = dict(iter(blocks.groupby("launch")))
     reg = dict(iter(regions.groupby("launch"))) if regions is not None and len(regions) else {}
     empty = pd.DataFrame({"start_block": [], "end_block": []})
     cost = {}
     for r in L.to_dict("records"):
         lid = int(r["launch"])
-        b = by_launch.get(lid)
+        b = blocks_by_launch.get(lid)
         if b is None or not len(b):
             cost[lid] = int(r["warp_instrs"])
             continue
         occ = occupancy(hw, int(r["threads_per_block"]), int(r["regs_per_thread"]), int(r["shared_bytes"]))
-        cost[lid] = launch_floor(b.sort_values("block")["warp_instrs"].to_numpy(), reg.get(lid, empty),
+        cost[lid] = launch_floor(b["warp_instrs"].to_numpy(), reg.get(lid, empty),
                                  occ["system_occupancy"], warming_units)
     if inter is None:
         return sum(cost.values()) / total

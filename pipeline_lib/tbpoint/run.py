@@ -99,7 +99,7 @@ def sample_stage(wl: str, trace_dir, hw: dict, inter_path, regions_path, ipc_tol
     rows = run_sampled_rows(tr, res, policy)
     _write(rows, SAMPLED, "tbpoint_sampled", out, workload=wl, hardware=hw["name"])
     s = summarize_sampled(rows)
-    s["sample_floor"] = sample_floor(tr.launches, tr.blocks, inter, regions, hw)
+    s["sample_floor"] = sample_floor(tr.launches, tr.blocks_by_launch(), inter, regions, hw)   # grouped once, by the run
     write_json({"workload": wl, "hardware": hw["name"], **s}, summary_out)
     write_host_time(host_time_out, res.info["host_seconds"], time.perf_counter() - t0)
     print(f"{wl} on {hw['name']}: TBPoint IPC {s['ipc']:.4f}, sample size {100 * s['sample_size']:.2f}%",
