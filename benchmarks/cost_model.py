@@ -16,6 +16,13 @@ The jobs are those of a dry run with every output forced (``snakemake -n
   instructions (times its points for a sweep batch);
 - else the median time of the rule's measured jobs.
 
+A batch of a sampled sweep (``sweeps.<name>.sampled``) for a workload whose
+TBPoint validation passed (its figures in the configuration's results
+directory) is projected as the full batch times that workload's host-time
+ratio of TBPoint's sampled run to its full simulation on TBPoint's hardware
+(their logs); its own earlier log counts only if that log shows a sampled
+run, and sampled runs' logs do not enter the full batches' rates.
+
 Warp instructions of a workload come from its trace (``launches.parquet``)
 in any of the results directories, matched on benchmark, size, seed and
 parameters.  Jobs that could be costed neither way are counted and named.
@@ -122,6 +129,8 @@ def main() -> None:
             if s is None:
                 continue
             rule = log.relative_to(d / "logs").parts[0].removesuffix(".log")
+            if rule == "sweep_batch" and _sampled_log(log):
+                continue
             const[rule].append(s)
             trace = traces[d].get(_workload_of_log(log, d, rule))
             if rule in PER_INSTRUCTION and trace and trace[2]:
@@ -141,6 +150,9 @@ def main() -> None:
         rule, wc = j["rule"], j["wildcards"]
         wl = wc.get("wl")
         own = logged_seconds(ROOT / j["log"]) if j["log"] else None
+        ratio = _sampled_ratio(cfg, results, wc.get("sweep"), wl) if rule == "sweep_batch" else None
+        if ratio is not None and own is not None and not _sampled_log(ROOT / j["log"]):
+            own = None      # a log of the batch simulated in full
         if own is None and rule == "simprof_profile":     # a Spark job's log is the JVM's; run.json has its time
             own = _profile_cpu_seconds(results / "simprof" / "profiles" / wc["run"] / "run.json")
         proj, how = None, "unmeasured"
@@ -149,14 +161,15 @@ def main() -> None:
             bench = cfg["workloads"][wl]["benchmark"]
             r = rate.get((rule, bench)) or rate.get((rule, None))
             if r:
-                proj, how = r * work, "rate"
+                proj, how = r * work * (ratio if ratio is not None and own is None else 1.0), "rate"
         if proj is None and const.get(rule):
             proj, how = float(np.median(const[rule])), "median"
         if own is not None:
             if how == "rate":
                 check.append((rule, own, proj))
             proj, how = own, "logged"
-        rows.append({"rule": rule, "seconds": proj if proj is not None else 0.0, "how": how})
+        rows.append({"rule": rule + (" (sampled)" if ratio is not None else ""),
+                     "seconds": proj if proj is not None else 0.0, "how": how})
     t = pd.DataFrame(rows)
     by = t.groupby("rule").agg(jobs=("seconds", "size"), cpu_hours=("seconds", lambda s: s.sum() / 3600),
                                logged=("how", lambda h: int((h == "logged").sum())),
@@ -186,6 +199,30 @@ def main() -> None:
         print(f"\ncheck: {len(c)} measured jobs projected from the rates would total {c['projected'].sum() / 3600:.2f} "
               f"CPU-hours against {c['measured'].sum() / 3600:.2f} measured (x{ratio:.2f}); per rule: " +
               ", ".join(f"{r} x{g['projected'].sum() / g['measured'].sum():.2f}" for r, g in c.groupby("rule")))
+
+
+def _sampled_log(log: Path) -> bool:
+    """Whether a sweep batch's log shows TBPoint's sampled simulation."""
+    return log.is_file() and ": sampled simulation" in log.read_text(errors="replace")
+
+
+def _sampled_ratio(cfg: dict, results: Path, sweep: str | None, wl: str | None) -> float | None:
+    """For a batch of a sampled sweep whose workload passed TBPoint's
+    validation: TBPoint's sampled run's host seconds over the full
+    simulation's, on TBPoint's hardware (from their logs); else None."""
+    from pipeline_lib.tbpoint.run import sampled_sweep_ok
+
+    spec = cfg.get("sweeps", {}).get(sweep or "", {})
+    if not spec.get("sampled") or not wl or not cfg["workloads"][wl]["suite"]:
+        return None
+    hw = cfg["tbpoint"]["hardware"][0]
+    full, samp = results / "sim" / wl / hw / "summary.json", results / "tbpoint" / wl / hw / "sampled.json"
+    t_full = logged_seconds(results / "logs" / "simulate" / wl / f"{hw}.log")
+    t_samp = logged_seconds(results / "logs" / "tbpoint_sample" / wl / f"{hw}.log")
+    if not (full.is_file() and samp.is_file() and t_full and t_samp):
+        return None
+    ok, _ = sampled_sweep_ok(json.loads(full.read_text()), json.loads(samp.read_text()), spec.get("sampled_max_error", 0.03))
+    return t_samp / t_full if ok else None
 
 
 def _profile_cpu_seconds(run_json: Path) -> float | None:

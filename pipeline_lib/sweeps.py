@@ -53,7 +53,8 @@ def sweep_table(sweep: str, rows: list[dict], out) -> "pd.DataFrame":
                      **{k: str(pt[k]) if k == "sched" else int(pt[k]) for k in VARIANT_FIELDS if k in pt},
                      "workload": r["workload"], "cycles": int(s["cycles"]), "warp_instrs": int(s["warp_instrs"]),
                      "ipc": float(s["ipc"]), "seconds": seconds, "energy_j": energy,
-                     "dynamic_power_w": energy / seconds if seconds else 0.0})
+                     "dynamic_power_w": energy / seconds if seconds else 0.0,
+                     "sampled": bool(s.get("sampled", False))})
     t = pd.DataFrame(recs)
     keys = [k for k in VARIANT_FIELDS if k in t.columns]
     docs = {k: d for k, (_, d) in VARIANT_FIELDS.items()}
@@ -62,7 +63,8 @@ def sweep_table(sweep: str, rows: list[dict], out) -> "pd.DataFrame":
             ("workload", pa.string(), ""), ("cycles", pa.int64(), "detailed simulation"),
             ("warp_instrs", pa.int64(), ""), ("ipc", pa.float64(), ""),
             ("seconds", pa.float64(), "cycles / core clock"), ("energy_j", pa.float64(), "dynamic energy"),
-            ("dynamic_power_w", pa.float64(), "energy_j / seconds")]
+            ("dynamic_power_w", pa.float64(), "energy_j / seconds"),
+            ("sampled", pa.bool_(), "estimated from TBPoint's sampled simulation (sweeps.<name>.sampled)")]
     write_frame(t, cols, "sweep_points", out, {"stage": "sweep", "sweep": sweep, "library_version": __version__})
     return t
 

@@ -2,6 +2,7 @@
 # sweep is a hardware variant, simulated (with power) for the sweep's
 # workloads; one table per sweep collects them.
 from pipeline_lib.sweeps import sweep_batches, sweep_points
+from pipeline_lib.tbpoint.run import POINT_OPTIONS as TBPOINT_POINT_OPTIONS
 
 SWEEPS = CONFIG["sweeps"]
 SWEEP_POINTS = {name: sweep_points(spec["base"], spec["vary"]) for name, spec in SWEEPS.items()}
@@ -51,8 +52,29 @@ def sweep_dirs(sweep, wls=None):
     return [sweep_point_dir(sweep, wl, p["name"]) for p in SWEEP_POINTS[sweep] for wl in wls]
 
 
+def sweep_sampled(sweep, wl):
+    """Whether ``wl``'s points of ``sweep`` may be sampled (sweeps.<name>.sampled
+    and ``wl`` in the suite TBPoint validates); the job reads the validation's
+    figures and decides (docs/tbpoint.md, "Sampled sweep points")."""
+    return SWEEPS[sweep]["sampled"] and wl in WORKLOADS
+
+
+def _sampled_inputs(wc):
+    if not sweep_sampled(wc.sweep, wc.wl):
+        return {}
+    hw = TBP["hardware"][0]
+    return {"inter": f"{TBP_DIR}/{wc.wl}/inter_launch.parquet",
+            "validation_full": f"{RESULTS}/sim/{wc.wl}/{hw}/summary.json",
+            "validation_sampled": f"{TBP_DIR}/{wc.wl}/{hw}/sampled.json"}
+
+
+def _tbpoint_point(sweep):
+    return {**{k: TBP[k] for k in TBPOINT_POINT_OPTIONS}, "max_error": SWEEPS[sweep]["sampled_max_error"]}
+
+
 rule sweep_batch:
     input:
+        unpack(_sampled_inputs),
         check=f"{RESULTS}/traces/{{wl}}/check.json",
         tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in ("launches", "blocks", "instructions", "warp_trace")],
     output:
@@ -61,12 +83,15 @@ rule sweep_batch:
         batch=r"\d+",
     params:
         **keyed(
-            points=lambda wc: [{"hw": hardware_slice(_hw(p), TIMING_FIELDS), "hw_power": hardware_slice(_hw(p), POWER_FIELDS)}
+            # a sampled sweep's points also carry TBPoint's settings (the others' stay as they were)
+            points=lambda wc: [{"hw": hardware_slice(_hw(p), TIMING_FIELDS), "hw_power": hardware_slice(_hw(p), POWER_FIELDS),
+                                **({"tbpoint": _tbpoint_point(wc.sweep)} if sweep_sampled(wc.sweep, wc.wl) else {})}
                                for p in SWEEP_BATCHES[wc.sweep][int(wc.batch)]],
             unit_warp_instrs=CONFIG["simulate"]["unit_warp_instrs"],
             min_units=CONFIG["simulate"]["min_units"],
             progress_s=CONFIG["simulate"]["progress_s"],
-            code_version=[SIMULATOR_VERSION, POWER_VERSION],
+            code_version=lambda wc: [SIMULATOR_VERSION, POWER_VERSION] + (
+                [TBPOINT_VERSION] if sweep_sampled(wc.sweep, wc.wl) else []),
         ),
     resources:
         mem_mb=CONFIG["simulate"]["mem_mb"],

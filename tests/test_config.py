@@ -74,6 +74,25 @@ def test_wide_grid_overlay_spans_the_full_grids_range_at_four_values_per_axis():
     assert cfg["workloads"] == default["workloads"] and cfg["results_dir"] == default["results_dir"]
 
 
+def test_sampled_overlays_repeat_a_grid_with_sampling_as_the_only_difference():
+    """config/scaling-sampled.yaml is the study's scaling sweep with sampled
+    points under its own name; config/paper-sampled-subset.yaml two sweeps of
+    the paper grid's corners, one in full and one sampled; paper.yaml samples."""
+    default = load(ROOT / "config" / "study.yaml")
+    cfg = _merged("study.yaml", "scaling-sampled.yaml")
+    sampled = cfg["sweeps"][cfg["scaling"]["sweep"]]
+    plain = default["sweeps"][default["scaling"]["sweep"]]
+    assert cfg["scaling"]["sweep"] != default["scaling"]["sweep"] and not plain["sampled"]
+    assert sampled == {**plain, "sampled": True}
+    paper = load(ROOT / "config" / "paper.yaml")
+    assert paper["sweeps"][paper["scaling"]["sweep"]]["sampled"]
+    sub = _merged("paper.yaml", "paper-sampled-subset.yaml")["sweeps"]
+    full, samp = sub["paper-corners"], sub["paper-corners-sampled"]
+    assert samp == {**full, "sampled": True} and not full["sampled"]
+    for key, values in full["vary"].items():     # points of the paper grid
+        assert set(values) <= set(paper["sweeps"]["scaling"]["vary"][key])
+
+
 def test_extended_suite_overlay_adds_every_non_table6_benchmark_to_the_suite():
     """config/suite-extended.yaml puts each benchmark the study has only
     outside the suite into TBPoint's and GPUMech's suite at its medium

@@ -18,6 +18,9 @@ def test_sweep_table_has_fields_time_energy_and_power(tmp_path):
     # 2,000 cycles at 500 MHz = 4 us; 2 uJ over 4 us = 0.5 W
     assert back.loc[0, "seconds"] == pytest.approx(4e-6) and back.loc[0, "dynamic_power_w"] == pytest.approx(0.5)
     assert len(t) == 2
+    assert back["sampled"].tolist() == [False, False]       # full simulations' summaries say nothing of sampling
+    rows[1]["summary"]["sampled"] = True
+    assert sweep_table("grid", rows, tmp_path / "p2.parquet")["sampled"].tolist() == [False, True]
 
 
 def test_sweep_batches_chunk_a_sweeps_points_in_order():

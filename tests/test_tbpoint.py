@@ -710,3 +710,92 @@ def test_the_sample_floor_is_one_launch_per_cluster_and_two_units_of_warming_per
     assert sample_floor(launches, blocks, inter, regions, small_gpu) == pytest.approx((2 * occ + n) / (3 * n))
     assert sample_floor(launches, blocks, None, regions, small_gpu) == pytest.approx((n + 2 * occ + n) / (3 * n))
     assert sample_floor(launches, blocks, inter, None, small_gpu) == pytest.approx(2 / 3)
+
+
+# -- sampled sweep points: a full simulation's tables estimated from TBPoint's run ---------
+POINT_OPTIONS = {"inter": True, "intra": True, "ipc_tolerance": 0.1, "functional_warming": True,
+                 "warming_rule": "confidence", "launch_rule": "confidence", "unit_rule": "turnover",
+                 "interval_tolerance": 0.03, "intra_sigma": 0.2, "max_variation": 0.3, "min_region_epochs": 2,
+                 "variation": "epoch"}
+
+
+def test_estimated_tables_scale_work_by_instructions_and_time_by_cycles():
+    from pipeline_lib.sim import load_hardware
+    from pipeline_lib.sim.hardware import occupancy
+    from pipeline_lib.tbpoint.estimate import WORK, estimated_tables
+    hw = load_hardware("tbpoint-fermi")
+    trace = pd.DataFrame({"launch": [0, 1], "kernel": ["k", "k"], "warp_instrs": [200, 300], "n_blocks": [8, 12],
+                          "threads_per_block": [256, 256], "regs_per_thread": [16, 16], "shared_bytes": [0, 0]})
+    # launch 0 simulated with half its instructions skipped inside it; launch 1 predicted from it
+    sim = pd.DataFrame({"launch": [0], "kernel": ["k"], "cycles": [50], "warp_instrs": [100], "sm_occupancy": [3],
+                        "system_occupancy": [42], "occupancy_limiter": ["threads"], "mshr_stall_cycles": [5],
+                        "avg_load_latency": [40.0], **{c: [10] for c in WORK}})
+    act = pd.DataFrame({"launch": [0], "cycles": [50], "instrs_int": [100], "sm_active_cycles": [40]})
+    L, A = estimated_tables(trace, sim, act, {0: [0], 1: [0]}, {0: 100.0, 1: 150.0}, hw)
+    assert L["cycles"].tolist() == [100, 150] and L["start_cycle"].tolist() == [0, 100]
+    assert L["end_cycle"].tolist() == [100, 250] and L["warp_instrs"].tolist() == [200, 300]
+    assert L["l1_misses"].tolist() == [20, 30] and L["dram_writes"].tolist() == [20, 30]    # x instructions
+    assert L["mshr_stall_cycles"].tolist() == [10, 15]                                      # x cycles
+    assert A["instrs_int"].tolist() == [200, 300] and A["sm_active_cycles"].tolist() == [80, 120]
+    assert L["simulated_share"].tolist() == [0.5, 0.0]
+    assert L["l1_miss_rate"].tolist() == [1.0, 1.0] and L["avg_load_latency"].tolist() == [40.0, 40.0]
+    occ = occupancy(hw, 256, 16, 0)
+    assert L["sm_occupancy"].tolist() == [3, occ["sm_occupancy"]]     # simulated: its own; else the hardware's
+
+
+def test_a_sampled_point_without_sampling_writes_the_full_simulations_tables(lbm_trace, small_gpu, full_run, tmp_path):
+    from pipeline_lib.tbpoint.run import estimate_workload
+    opts = {**POINT_OPTIONS, "inter": False, "intra": False}
+    s = estimate_workload("lbm", lbm_trace.path, small_gpu, tmp_path, inter=None, options=opts, validation_error=0.0,
+                          trace=lbm_trace)
+    L, A = pd.read_parquet(tmp_path / "launches.parquet"), pd.read_parquet(tmp_path / "activity.parquet")
+    F = full_run.launches
+    cols = ["cycles", "warp_instrs", "thread_instrs", "l1_accesses", "l1_misses", "l2_accesses", "l2_misses",
+            "dram_reads", "dram_writes", "mshr_stall_cycles", "sm_occupancy"]
+    pd.testing.assert_frame_equal(L[cols], F[cols], check_dtype=False)
+    pd.testing.assert_frame_equal(A, full_run.activity, check_dtype=False)
+    assert s["cycles"] == F["cycles"].sum() and s["sample_size"] == 1.0 and s["sampled"]
+
+
+def test_a_sampled_point_estimates_every_launch_from_the_simulated_ones(lbm_trace, small_gpu, full_run, tmp_path):
+    from pipeline_lib.tbpoint.run import estimate_workload
+    f = launch_features(lbm_trace.launches)
+    inter = InterLaunchSampler(0.1).fit(f).table(f)
+    s = estimate_workload("lbm", lbm_trace.path, small_gpu, tmp_path, inter=inter, options=POINT_OPTIONS,
+                          validation_error=0.01, trace=lbm_trace)
+    L = pd.read_parquet(tmp_path / "launches.parquet")
+    rows = pd.read_parquet(tmp_path / "sampled.parquet")
+    F = full_run.launches
+    assert L["launch"].tolist() == F["launch"].tolist() and s["sample_size"] < 0.7
+    assert L["cycles"].tolist() == rows["predicted_cycles"].round().astype(int).tolist()
+    assert (L.loc[~rows["simulated"], "simulated_share"] == 0).all()
+    # the estimate is close to what full simulation counts (a wrong scaling is off by the sample size)
+    for c in ("cycles", "l1_accesses", "l2_accesses", "thread_instrs"):
+        assert abs(L[c].sum() / F[c].sum() - 1) < 0.05, c
+    assert abs(s["ipc"] / (F["warp_instrs"].sum() / F["cycles"].sum()) - 1) < 0.05
+
+
+def test_a_workloads_points_are_sampled_only_where_tbpoints_validation_passed():
+    from pipeline_lib.tbpoint.run import sampled_sweep_ok
+    assert sampled_sweep_ok({"ipc": 2.0}, {"ipc": 2.05, "sample_size": 0.3}, 0.03) == (True, pytest.approx(0.025))
+    assert sampled_sweep_ok({"ipc": 2.0}, {"ipc": 1.9, "sample_size": 0.3}, 0.03) == (False, pytest.approx(0.05))
+    # a sample of every instruction saves nothing: simulated in full
+    assert sampled_sweep_ok({"ipc": 2.0}, {"ipc": 2.0, "sample_size": 1.0}, 0.03) == (False, 0.0)
+
+
+def test_a_sampled_sweep_job_binds_the_estimate_to_the_workload_or_simulates_in_full(tmp_path, capsys):
+    import json
+    from pipeline_lib.tbpoint.run import estimate_workload, point_simulator
+    inter = tmp_path / "inter.parquet"
+    pd.DataFrame({"launch": [0], "cluster": [0]}).to_parquet(inter)
+    full, good, bad = (tmp_path / f"{n}.json" for n in ("full", "good", "bad"))
+    full.write_text(json.dumps({"hardware": "h", "ipc": 2.0}))
+    good.write_text(json.dumps({"ipc": 2.01, "sample_size": 0.2}))
+    bad.write_text(json.dumps({"ipc": 2.5, "sample_size": 0.2}))
+    opts = {**POINT_OPTIONS, "max_error": 0.03}
+    f = point_simulator("w", opts, full, good, inter)
+    assert f.func is estimate_workload and f.keywords["validation_error"] == pytest.approx(0.005)
+    assert f.keywords["options"]["max_error"] == 0.03 and len(f.keywords["inter"]) == 1
+    assert point_simulator("w", opts, full, bad, inter) is None
+    log = capsys.readouterr().err
+    assert "error 0.50%" in log and "sampled simulation" in log and "error 25.00%" in log and "full simulation" in log

@@ -74,8 +74,9 @@ def _write(path, cfg):
     return path
 
 
-def build_dag(workdir: Path, configfile: Path):
-    """Jobs that would run, as {rule: [wildcards...]}, from Snakemake's API."""
+def build_dag(workdir: Path, configfile: Path, inputs: bool = False):
+    """Jobs that would run, as {rule: [wildcards...]}, and every job's params,
+    from Snakemake's API; with ``inputs`` also every job's named inputs."""
     from snakemake.api import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings, SnakemakeApi
     from snakemake.settings.enums import Quietness
 
@@ -90,12 +91,13 @@ def build_dag(workdir: Path, configfile: Path):
         jobs = {}
         for job in wf.dag.needrun_jobs():
             jobs.setdefault(job.rule.name, []).append(dict(job.wildcards))
-        params = {}
+        params, named = {}, {}
         for job in wf.dag.jobs:
             key = job.wildcards.get("wl") if job.rule.name == "trace" else (job.rule.name, job.wildcards.get("wl"),
                                                                             job.wildcards.get("hw"))
             params[key] = dict(job.params)
-        return jobs, params
+            named[key] = {k: job.input[k] for k in job.input.keys()}
+        return (jobs, params, named) if inputs else (jobs, params)
 
 
 def test_dag_has_one_trace_job_per_workload(tmp_path):
@@ -620,6 +622,62 @@ def test_a_declared_sweep_expands_to_named_points(tmp_path):
     p = params[("sweep_table", None, None)]
     assert [x["name"] for x in p["points"]] == [f"gpumech-baseline-sm{s}-mc{m}" for s in (2, 4)
                                                  for m in (1000, 2000, 3000)]
+
+
+def test_a_sampled_sweep_reads_tbpoints_validation_of_suite_workloads_only(tmp_path):
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    cfg["workloads"]["hist-x"] = {**cfg["workloads"]["hist"], "seed": 2, "suite": False}
+    cfg["sweeps"]["grid"]["workloads"] = ["hist", "hist-x"]
+    cfg["sweeps"]["grid"]["sampled"] = True
+    jobs, params, named = build_dag(tmp_path, _write(tmp_path / "c.yaml", cfg), inputs=True)
+    tbp_hw = TINY["tbpoint"]["hardware"][0]
+    got = named[("sweep_batch", "hist", None)]
+    assert got["validation_full"] == f"results/sim/hist/{tbp_hw}/summary.json"
+    assert got["validation_sampled"] == f"results/tbpoint/hist/{tbp_hw}/sampled.json"
+    assert got["inter"] == "results/tbpoint/hist/inter_launch.parquet"
+    assert "inter" not in named[("sweep_batch", "hist-x", None)]          # not validated: simulated in full
+    pts = params[("sweep_batch", "hist", None)]["points"]
+    assert len(pts) == 8 and all(p["tbpoint"]["max_error"] == 0.03 for p in pts)
+    assert all("tbpoint" not in p for p in params[("sweep_batch", "hist-x", None)]["points"])
+    # an unsampled sweep's parameters are as they were, so turning sampling on elsewhere reruns nothing of it
+    _, plain = build_dag(tmp_path / "plain", _write(tmp_path / "p.yaml", TINY))
+    assert all("tbpoint" not in p for p in plain[("sweep_batch", "hist", None)]["points"])
+
+
+def test_a_sampled_sweep_runs_end_to_end_on_the_validated_workloads(ran, tmp_path):
+    """A sampled copy of the grid: each suite workload's batch reads TBPoint's
+    validation, states its decision, and a sampled one writes the estimated
+    tables (every launch, predicted cycles) that power and the table read."""
+    import pandas as pd
+    d, cfg = ran
+    shutil.copytree(d / "results", tmp_path / "results")
+    shutil.copytree(d / ".snakemake" / "metadata", tmp_path / ".snakemake" / "metadata")
+    c = yaml.safe_load(Path(cfg).read_text())
+    c["sweeps"]["grid-s"] = {**c["sweeps"]["grid"], "sampled": True, "sampled_max_error": 1.0}
+    res = subprocess.run(SNAKEMAKE + ["results/sweeps/grid-s/points.parquet", "--cores", "2", "--snakefile",
+                                      str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+                                      "--configfile", str(_write(tmp_path / "c.yaml", c))],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-3000:]
+    r = tmp_path / "results"
+    t = pd.read_parquet(r / "sweeps" / "grid-s" / "points.parquet")
+    hw = TINY["tbpoint"]["hardware"][0]
+    sampled = set()
+    for wl in TINY["workloads"]:
+        tb = json.loads((r / "tbpoint" / wl / hw / "sampled.json").read_text())
+        log = (r / "logs" / "sweep_batch" / "grid-s" / wl / "0.log").read_text()
+        expect = tb["sample_size"] < 1.0        # error within the 100% allowed here
+        assert ("sampled simulation" if expect else "full simulation") in log
+        assert t.loc[t["workload"] == wl, "sampled"].tolist() == [expect] * len(GRID)
+        if expect:
+            sampled.add(wl)
+            p = r / "sweeps" / "grid-s" / "batches" / wl / "0" / GRID[0]
+            L = pd.read_parquet(p / "launches.parquet")
+            rows = pd.read_parquet(p / "sampled.parquet")
+            assert L["launch"].tolist() == rows["launch"].tolist()
+            assert L["cycles"].tolist() == rows["predicted_cycles"].round().astype(int).tolist()
+            assert len(pd.read_parquet(p / "power.parquet")) == len(L)
+    assert sampled, "no workload of the tiny suite skipped anything: the sampled path did not run"
 
 
 def test_bad_sweeps_are_named(tmp_path):

@@ -48,15 +48,18 @@ def simulate_workload(wl: str, trace_dir, hw: dict, out_dir, *, unit_warp_instrs
 BATCH_CACHE_BYTES = 1 << 30
 
 
-def simulate_points(wl: str, trace_dir, points: list[dict], **options) -> None:
+def simulate_points(wl: str, trace_dir, points: list[dict], simulate=None, **options) -> None:
     """Full simulation and power of one workload at several hardware
     configurations in one process (a batched sweep job): ``points`` are
     dicts with ``hw`` (timing fields), ``hw_power`` (power fields) and
-    ``out_dir``.  The outputs are those of rules ``simulate`` and ``power``."""
+    ``out_dir``.  The outputs are those of rules ``simulate`` and ``power``.
+    ``simulate``: what simulates one point, called as
+    :func:`simulate_workload` is (default; TBPoint's sampled points pass
+    ``pipeline_lib.tbpoint.run.estimate_workload``), with ``options``."""
     trace = TraceDir(trace_dir, cache_limit_bytes=BATCH_CACHE_BYTES)
     for i, pt in enumerate(points):
         out = Path(pt["out_dir"])
-        simulate_workload(wl, trace_dir, pt["hw"], out, trace=trace, **options)
+        (simulate or simulate_workload)(wl, trace_dir, pt["hw"], out, trace=trace, **options)
         power_workload(wl, out / "activity.parquet", pt["hw_power"], pt["hw"]["name"], out / "power.parquet")
         print(f"point {i + 1} of {len(points)} done", file=sys.stderr, flush=True)
 

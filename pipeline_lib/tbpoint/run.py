@@ -2,6 +2,8 @@
 docs/tbpoint.md).  Scripts are thin wrappers around these."""
 from __future__ import annotations
 
+import functools
+import json
 import sys
 import time
 from pathlib import Path
@@ -11,14 +13,16 @@ import pandas as pd
 
 from ..io import stage_writer
 from ..plots import bar_chart
-from ..sim.output import BOOL, F64, I32, I64, STR
+from ..sim.hardware import OCCUPANCY_FIELDS, hardware_slice
+from ..sim.output import BOOL, F64, I32, I64, LAUNCHES, STR, activity_columns, write_frame
 from ..sim.run import write_host_time
 from ..sim.sampling import sampled_rows
 from ..sim.simulator import Simulator
 from ..sim.trace_reader import TraceDir
 from ..trace.parquet_io import write_json, write_text
-from ..versions import TBPOINT_VERSION
+from ..versions import SIMULATOR_VERSION, TBPOINT_VERSION
 from .baselines import IdealSimPoint, estimate, random_sampling
+from .estimate import estimated_tables
 from .figures import deviation_cdf
 from .floor import sample_floor
 from .inter_launch import FEATURES, InterLaunchSampler, launch_features
@@ -107,6 +111,90 @@ def sample_stage(wl: str, trace_dir, hw: dict, inter_path, regions_path, ipc_tol
     return s
 
 
+#: the TBPoint options a sampled sweep point takes from the tbpoint config
+POINT_OPTIONS = ("inter", "intra", "ipc_tolerance", "functional_warming", "warming_rule", "launch_rule",
+                 "unit_rule", "interval_tolerance", "intra_sigma", "max_variation", "min_region_epochs", "variation")
+
+
+def sampled_sweep_ok(full_summary: dict, sampled_summary: dict, max_error: float) -> tuple[bool, float]:
+    """Whether a sampled sweep samples a workload's points, from TBPoint's
+    validation on it (its sampled run against the full simulation, at the
+    validation's hardware): the IPC error of the validation table is within
+    ``max_error`` and TBPoint skipped something (a sample of everything
+    would cost the full simulation and TBPoint's overhead).  Returns the
+    decision and the error."""
+    err = abs(sampled_summary["ipc"] - full_summary["ipc"]) / full_summary["ipc"]
+    return err <= max_error and sampled_summary["sample_size"] < 1.0, err
+
+
+def point_simulator(wl: str, options: dict, full_summary, sampled_summary, inter_path):
+    """How a sampled sweep simulates ``wl``'s points: :func:`estimate_workload`
+    bound to the workload's inter-launch table and ``options`` (the tbpoint
+    settings and ``max_error``), or None (full simulation) where
+    :func:`sampled_sweep_ok` says no; the decision goes to the log."""
+    full, sampled = (json.loads(Path(f).read_text()) for f in (full_summary, sampled_summary))
+    ok, err = sampled_sweep_ok(full, sampled, options["max_error"])
+    print(f"{wl}: TBPoint's validation on {full['hardware']}: error {100 * err:.2f}% (at most "
+          f"{100 * options['max_error']:g}% asked), sample {100 * sampled['sample_size']:.1f}%: "
+          f"{'sampled' if ok else 'full'} simulation", file=sys.stderr)
+    if not ok:
+        return None
+    return functools.partial(estimate_workload, inter=pd.read_parquet(inter_path), options=dict(options),
+                             validation_error=err, regions_cache={})
+
+
+def estimate_workload(wl: str, trace_dir, hw: dict, out_dir, *, inter: pd.DataFrame | None, options: dict,
+                      validation_error: float, trace: TraceDir | None = None, progress_s: float = 0.0,
+                      regions_cache: dict | None = None) -> dict:
+    """A sweep point by TBPoint's sampled simulation (docs/tbpoint.md,
+    "Sampled sweep points"): the regions for ``hw``'s occupancy, the sampled
+    run, and the full simulation's launches and activity tables estimated
+    from it (:mod:`.estimate`), with ``summary.json``, ``host_time.json`` and
+    TBPoint's per-launch table (``sampled.parquet``) in ``out_dir``.
+    ``options``: the :data:`POINT_OPTIONS` of the tbpoint config;
+    ``regions_cache``: a dict shared by the points of one trace, so that
+    points with the same occupancy fields find their regions once."""
+    t0 = time.perf_counter()
+    o = options
+    tr = trace or TraceDir(trace_dir)
+    regions = None
+    if o["intra"]:
+        key = json.dumps(hardware_slice(hw, OCCUPANCY_FIELDS), sort_keys=True)
+        cache = regions_cache if regions_cache is not None else {}
+        if key not in cache:
+            cache[key] = workload_regions(tr.launches, tr.blocks, hw, o["intra_sigma"], o["max_variation"],
+                                          o["min_region_epochs"], o["variation"])[1]
+        regions = cache[key]
+    policy = TBPointPolicy(inter if o["inter"] else None, regions, o["ipc_tolerance"], o["functional_warming"],
+                           o["warming_rule"], o["launch_rule"], unit_rule=o["unit_rule"],
+                           interval_tolerance=o["interval_tolerance"])
+    sim = Simulator(hw, tr, progress_s=progress_s, label=f"{wl} on {hw['name']} (TBPoint sweep point)")
+    res = sim.run(policy)
+    rows = run_sampled_rows(tr, res, policy)
+    launches, activity = estimated_tables(
+        tr.launches, res.launches, res.activity, {int(x): policy.sources_of(x) for x in rows["launch"]},
+        dict(zip(rows["launch"].astype(int), rows["predicted_cycles"])), hw)
+    out = Path(out_dir)
+    meta = {"workload": wl, "hardware": hw["name"], "stage": "tbpoint_estimate", "tbpoint_version": TBPOINT_VERSION}
+    write_frame(launches, LAUNCHES + [("simulated_share", F64, "share of the launch's warp instructions "
+                                       "simulated; the rest is estimated (docs/tbpoint.md)")],
+                "launches", out / "launches.parquet", meta)
+    write_frame(activity, activity_columns(), "activity", out / "activity.parquet", meta)
+    _write(rows, SAMPLED, "tbpoint_sampled", out / "sampled.parquet", workload=wl, hardware=hw["name"])
+    s = summarize_sampled(rows)
+    cycles = int(launches["cycles"].sum())
+    summary = {"workload": wl, "hardware": hw["name"], "launches": len(launches), "cycles": cycles,
+               "warp_instrs": int(launches["warp_instrs"].sum()), "thread_instrs": int(launches["thread_instrs"].sum()),
+               "ipc": float(launches["warp_instrs"].sum() / cycles) if cycles else 0.0,
+               "simulator_version": SIMULATOR_VERSION, "sampled": True, "sample_size": s["sample_size"],
+               "tbpoint_validation_error": validation_error}
+    write_json(summary, out / "summary.json")
+    write_host_time(out / "host_time.json", res.info["host_seconds"], time.perf_counter() - t0)
+    print(f"{wl} on {hw['name']} (TBPoint): {cycles:,} cycles predicted, IPC {summary['ipc']:.3f}, "
+          f"sample {100 * s['sample_size']:.1f}%, {res.info['host_seconds']:.1f} s", file=sys.stderr)
+    return summary
+
+
 #: TBPoint with every rule as the seed states it (3.3-3.4.4): launches
 #: clustered across kernels on workload-scaled features, the lowest launch id
 #: of equally central ones, one launch per cluster, the per-block variation
@@ -155,7 +243,9 @@ def run_sampled_rows(tr: TraceDir, res, policy: TBPointPolicy) -> pd.DataFrame:
     sources = [policy.sources_of(lid) for lid in t["launch"]]
     t.insert(4, "sources", np.array([len(x) for x in sources], np.int32))
     traffic = ["l1_accesses", "l1_misses", "l2_accesses", "l2_misses"]
-    sums = np.array([sim.loc[x, ["warp_instrs", *traffic]].to_numpy(float).sum(0) for x in sources])
+    vals = sim[["warp_instrs", *traffic]].to_numpy(float)
+    pos = {int(lid): i for i, lid in enumerate(sim.index)}
+    sums = np.array([vals[[pos[int(m)] for m in x]].sum(0) for x in sources])
     scale = t["total_warp_instrs"].to_numpy(float) / np.maximum(1, sums[:, 0])
     for i, c in enumerate(traffic, 1):
         t[c] = sums[:, i] * scale
