@@ -360,6 +360,17 @@ def test_intra_launch_sampling_skips_regions_and_predicts_ipc(lbm_trace, small_g
     assert s["simulated_cycles"].sum() < 0.8 * full_run.launches["cycles"].sum()
 
 
+def test_regions_without_epochs_are_the_same_regions(lbm_trace, small_gpu):
+    epochs, regions = workload_regions(lbm_trace.launches, lbm_trace.blocks, small_gpu)
+    none, fast = workload_regions(lbm_trace.launches, lbm_trace.blocks, small_gpu, epochs=False)
+    assert none is None and len(regions) >= 3
+    pd.testing.assert_frame_equal(fast, regions)
+    # a launch of one epoch holds no region, so it is skipped; two epochs may hold one
+    one = small_gpu | {"cores": 256}          # one epoch per launch: no launch has a region
+    assert workload_regions(lbm_trace.launches, lbm_trace.blocks, one, epochs=False)[1].empty
+    assert workload_regions(lbm_trace.launches, lbm_trace.blocks, one)[1].empty
+
+
 def test_skipped_blocks_are_the_tail_of_a_region(lbm_trace, small_gpu):
     from pipeline_lib.sim.simulator import Simulator
     from pipeline_lib.tbpoint.policy import TBPointPolicy

@@ -116,15 +116,20 @@ class RegionFinder:
 
 def workload_regions(launches: pd.DataFrame, blocks: pd.DataFrame, hw: dict, sigma: float = 0.2,
                      max_variation: float = 0.3, min_epochs: int = 2,
-                     variation: str = "block") -> tuple[pd.DataFrame, pd.DataFrame]:
+                     variation: str = "block", epochs: bool = True) -> tuple[pd.DataFrame | None, pd.DataFrame]:
     """Epoch and region tables of every launch of a workload on hardware
     ``hw`` (only its occupancy fields matter).  Both carry a ``launch`` column;
-    the epoch size is the launch's system occupancy."""
+    the epoch size is the launch's system occupancy.  ``epochs=False``
+    returns None for the epochs and skips launches of fewer than
+    ``min_epochs`` epochs, which cannot hold a region (the same regions,
+    faster for workloads of many small launches)."""
     finder = RegionFinder(sigma, max_variation, min_epochs)
     by_launch = dict(iter(blocks.groupby("launch")))
     ep_parts, rg_parts = [], []
     for L in launches.sort_values("launch").to_dict("records"):
         occ = occupancy(hw, int(L["threads_per_block"]), int(L["regs_per_thread"]), int(L["shared_bytes"]))
+        if not epochs and int(L["n_blocks"]) <= (min_epochs - 1) * occ["system_occupancy"]:
+            continue
         b = by_launch.get(L["launch"])
         if b is None or not len(b):
             continue
@@ -135,8 +140,8 @@ def workload_regions(launches: pd.DataFrame, blocks: pd.DataFrame, hw: dict, sig
         r.insert(0, "launch", np.int32(L["launch"]))
         ep_parts.append(e)
         rg_parts.append(r)
-    epochs = pd.concat(ep_parts, ignore_index=True) if ep_parts else pd.DataFrame()
+    epoch_table_ = (pd.concat(ep_parts, ignore_index=True) if ep_parts else pd.DataFrame()) if epochs else None
     regions = (pd.concat(rg_parts, ignore_index=True) if rg_parts else
                pd.DataFrame(columns=["launch", "region", "cluster", "start_block", "end_block", "first_epoch",
                                      "n_epochs"]))
-    return epochs, regions
+    return epoch_table_, regions

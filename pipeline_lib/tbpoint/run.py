@@ -163,7 +163,7 @@ def estimate_workload(wl: str, trace_dir, hw: dict, out_dir, *, inter: pd.DataFr
         cache = regions_cache if regions_cache is not None else {}
         if key not in cache:
             cache[key] = workload_regions(tr.launches, tr.blocks, hw, o["intra_sigma"], o["max_variation"],
-                                          o["min_region_epochs"], o["variation"])[1]
+                                          o["min_region_epochs"], o["variation"], epochs=False)[1]
         regions = cache[key]
     policy = TBPointPolicy(inter if o["inter"] else None, regions, o["ipc_tolerance"], o["functional_warming"],
                            o["warming_rule"], o["launch_rule"], unit_rule=o["unit_rule"],
