@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pipeline_lib.config import load  # noqa: E402
+from pipeline_lib.tbpoint.run import sampled_sweep_ok  # noqa: E402
 
 #: rules whose work grows with the workload's warp instructions
 PER_INSTRUCTION = {"trace", "simulate", "gpumech_sim_stalls", "tbpoint_sample", "gpumech_analyse", "sweep_batch"}
@@ -161,7 +162,7 @@ def main() -> None:
             bench = cfg["workloads"][wl]["benchmark"]
             r = rate.get((rule, bench)) or rate.get((rule, None))
             if r:
-                proj, how = r * work * (ratio if ratio is not None and own is None else 1.0), "rate"
+                proj, how = r * work * (ratio if ratio is not None else 1.0), "rate"
         if proj is None and const.get(rule):
             proj, how = float(np.median(const[rule])), "median"
         if own is not None:
@@ -210,8 +211,6 @@ def _sampled_ratio(cfg: dict, results: Path, sweep: str | None, wl: str | None) 
     """For a batch of a sampled sweep whose workload passed TBPoint's
     validation: TBPoint's sampled run's host seconds over the full
     simulation's, on TBPoint's hardware (from their logs); else None."""
-    from pipeline_lib.tbpoint.run import sampled_sweep_ok
-
     spec = cfg.get("sweeps", {}).get(sweep or "", {})
     if not spec.get("sampled") or not wl or not cfg["workloads"][wl]["suite"]:
         return None
@@ -221,7 +220,7 @@ def _sampled_ratio(cfg: dict, results: Path, sweep: str | None, wl: str | None) 
     t_samp = logged_seconds(results / "logs" / "tbpoint_sample" / wl / f"{hw}.log")
     if not (full.is_file() and samp.is_file() and t_full and t_samp):
         return None
-    ok, _ = sampled_sweep_ok(json.loads(full.read_text()), json.loads(samp.read_text()), spec.get("sampled_max_error", 0.03))
+    ok, _ = sampled_sweep_ok(json.loads(full.read_text()), json.loads(samp.read_text()), spec["sampled_max_error"])
     return t_samp / t_full if ok else None
 
 

@@ -84,7 +84,8 @@ rule sweep_batch:
     params:
         **keyed(
             # a sampled sweep's points also carry TBPoint's settings (the others' stay as they were)
-            points=lambda wc: [{"hw": hardware_slice(_hw(p), TIMING_FIELDS), "hw_power": hardware_slice(_hw(p), POWER_FIELDS),
+            points=lambda wc: [{"hw": hardware_slice(_hw(p), TIMING_FIELDS),
+                                "hw_power": hardware_slice(_hw(p), POWER_FIELDS),
                                 **({"tbpoint": _tbpoint_point(wc.sweep)} if sweep_sampled(wc.sweep, wc.wl) else {})}
                                for p in SWEEP_BATCHES[wc.sweep][int(wc.batch)]],
             unit_warp_instrs=CONFIG["simulate"]["unit_warp_instrs"],

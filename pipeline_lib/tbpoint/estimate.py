@@ -56,17 +56,21 @@ def estimated_tables(trace_launches: pd.DataFrame, sim_launches: pd.DataFrame, a
     pos = {int(lid): i for i, lid in enumerate(sim.index)}
     T = trace_launches.sort_values("launch", ignore_index=True)
     lids = T["launch"].to_numpy(np.int64)
-    # M[i, j]: simulated launch j is a source of launch i (sums over sources are M @ column)
-    M = np.zeros((len(T), len(sim)))
-    for i, lid in enumerate(lids):
-        M[i, [pos[int(x)] for x in sources[int(lid)]]] = 1.0
+    src = [np.array([pos[int(x)] for x in sources[int(lid)]]) for lid in lids]
+
+    def over_sources(values):
+        """Per launch, the sum of ``values`` over its sources (integer counts
+        are summed as integers: the same bytes whatever the machine)."""
+        v = np.asarray(values)
+        return np.array([v[i].sum() for i in src], dtype=v.dtype)
+
     n = T["warp_instrs"].to_numpy(np.int64)
     cycles = np.rint([predicted[int(x)] for x in lids]).astype(np.int64)
-    f = n / np.maximum(1, M @ sim["warp_instrs"].to_numpy(float))
-    g = cycles / np.maximum(1, M @ sim["cycles"].to_numpy(float))
+    f = n / np.maximum(1, over_sources(sim["warp_instrs"].to_numpy(np.int64)))
+    g = cycles / np.maximum(1, over_sources(sim["cycles"].to_numpy(np.int64)))
 
     def scaled(col, k):
-        return np.rint((M @ col.to_numpy(float)) * k).astype(np.int64)
+        return np.rint(over_sources(col.to_numpy(np.int64)) * k).astype(np.int64)
 
     def occ_of(lid, r):   # a simulated launch's own; else the hardware's for the launch's resources
         if int(lid) in pos:
@@ -93,9 +97,10 @@ def estimated_tables(trace_launches: pd.DataFrame, sim_launches: pd.DataFrame, a
     line, ghz = hw["l2"]["line_bytes"], hw["core_clock_mhz"] / 1e3
     L["dram_bandwidth_gbs"] = np.where(cycles > 0, (L["dram_reads"] + L["dram_writes"]) * line * ghz
                                        / np.maximum(cycles, 1), 0.0)
-    w = M @ sim["l1_accesses"].to_numpy(float)     # loads' mean latency, weighted by the sources' load accesses
-    L["avg_load_latency"] = np.where(w > 0, (M @ (sim["avg_load_latency"] * sim["l1_accesses"]).to_numpy(float))
-                                     / np.maximum(w, 1), 0.0)
+    # loads' mean latency, weighted by the sources' load accesses
+    w = over_sources(sim["l1_accesses"].to_numpy(np.int64))
+    lat = over_sources((sim["avg_load_latency"] * sim["l1_accesses"]).to_numpy(float))
+    L["avg_load_latency"] = np.where(w > 0, lat / np.maximum(w, 1), 0.0)
     A = pd.DataFrame({"launch": lids, "cycles": cycles})
     for c in act.columns:
         A[c] = scaled(act.loc[sim.index, c], g if c in ACTIVITY_TIME else f)
