@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pipeline_lib.config import load  # noqa: E402
-from pipeline_lib.tbpoint.run import sampled_sweep_ok  # noqa: E402
+from pipeline_lib.tbpoint.run import sampled_sweep_inputs, sampled_sweep_ok  # noqa: E402
 
 #: rules whose work grows with the workload's warp instructions
 PER_INSTRUCTION = {"trace", "simulate", "gpumech_sim_stalls", "tbpoint_sample", "gpumech_analyse", "sweep_batch"}
@@ -215,7 +215,8 @@ def _sampled_ratio(cfg: dict, results: Path, sweep: str | None, wl: str | None) 
     if not spec.get("sampled") or not wl or not cfg["workloads"][wl]["suite"]:
         return None
     hw = cfg["tbpoint"]["hardware"][0]
-    full, samp = results / "sim" / wl / hw / "summary.json", results / "tbpoint" / wl / hw / "sampled.json"
+    files = sampled_sweep_inputs(str(results), wl, hw)
+    full, samp = Path(files["validation_full"]), Path(files["validation_sampled"])
     t_full = logged_seconds(results / "logs" / "simulate" / wl / f"{hw}.log")
     t_samp = logged_seconds(results / "logs" / "tbpoint_sample" / wl / f"{hw}.log")
     if not (full.is_file() and samp.is_file() and t_full and t_samp):

@@ -2,7 +2,7 @@
 # sweep is a hardware variant, simulated (with power) for the sweep's
 # workloads; one table per sweep collects them.
 from pipeline_lib.sweeps import sweep_batches, sweep_points
-from pipeline_lib.tbpoint.run import POINT_OPTIONS as TBPOINT_POINT_OPTIONS
+from pipeline_lib.tbpoint.run import POINT_OPTIONS as TBPOINT_POINT_OPTIONS, sampled_sweep_inputs
 
 SWEEPS = CONFIG["sweeps"]
 SWEEP_POINTS = {name: sweep_points(spec["base"], spec["vary"]) for name, spec in SWEEPS.items()}
@@ -62,10 +62,7 @@ def sweep_sampled(sweep, wl):
 def _sampled_inputs(wc):
     if not sweep_sampled(wc.sweep, wc.wl):
         return {}
-    hw = TBP["hardware"][0]
-    return {"inter": f"{TBP_DIR}/{wc.wl}/inter_launch.parquet",
-            "validation_full": f"{RESULTS}/sim/{wc.wl}/{hw}/summary.json",
-            "validation_sampled": f"{TBP_DIR}/{wc.wl}/{hw}/sampled.json"}
+    return sampled_sweep_inputs(RESULTS, wc.wl, TBP["hardware"][0])
 
 
 def _tbpoint_point(sweep):

@@ -31,17 +31,22 @@ def simulate_workload(wl: str, trace_dir, hw: dict, out_dir, *, unit_warp_instrs
             "library_version": __version__, "unit_warp_instrs": sim.unit,
             "trace_emulator_version": trace.metadata.get("emulator_version", "")}
     write_result(res, out_dir, meta)
-    L = res.launches
-    cycles = int(L["cycles"].sum())
-    summary = {"workload": wl, "hardware": hw["name"], "launches": len(L), "cycles": cycles,
-               "warp_instrs": int(L["warp_instrs"].sum()), "thread_instrs": int(L["thread_instrs"].sum()),
-               "ipc": float(L["warp_instrs"].sum() / cycles) if cycles else 0.0,
-               "unit_warp_instrs": sim.unit, "simulator_version": SIMULATOR_VERSION}
+    summary = workload_summary(wl, hw["name"], res.launches, unit_warp_instrs=sim.unit)
     write_json(summary, Path(out_dir) / "summary.json")
     write_host_time(Path(out_dir) / "host_time.json", res.info["host_seconds"], time.perf_counter() - t0)
-    print(f"{wl} on {hw['name']}: {summary['warp_instrs']:,} warp instructions, {cycles:,} cycles, "
+    print(f"{wl} on {hw['name']}: {summary['warp_instrs']:,} warp instructions, {summary['cycles']:,} cycles, "
           f"IPC {summary['ipc']:.3f}, {res.info['host_seconds']:.1f} s", file=sys.stderr)
     return summary
+
+
+def workload_summary(wl: str, hw_name: str, launches, **extra) -> dict:
+    """The ``summary.json`` of a simulation from its launches table (a full
+    one, or one estimated from a sampled run), with ``extra`` fields."""
+    cycles = int(launches["cycles"].sum())
+    n = int(launches["warp_instrs"].sum())
+    return {"workload": wl, "hardware": hw_name, "launches": len(launches), "cycles": cycles, "warp_instrs": n,
+            "thread_instrs": int(launches["thread_instrs"].sum()), "ipc": float(n / cycles) if cycles else 0.0,
+            "simulator_version": SIMULATOR_VERSION, **extra}
 
 
 # a batch keeps a trace's decoded launches in memory up to this size

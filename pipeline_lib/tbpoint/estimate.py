@@ -72,14 +72,17 @@ def estimated_tables(trace_launches: pd.DataFrame, sim_launches: pd.DataFrame, a
     def scaled(col, k):
         return np.rint(over_sources(col.to_numpy(np.int64)) * k).astype(np.int64)
 
+    own = sim[["sm_occupancy", "system_occupancy", "occupancy_limiter"]].to_numpy(object)
+    sim_instrs = sim["warp_instrs"].to_numpy(np.int64)
+
     def occ_of(lid, r):   # a simulated launch's own; else the hardware's for the launch's resources
         if int(lid) in pos:
-            return sim.loc[int(lid), ["sm_occupancy", "system_occupancy", "occupancy_limiter"]].tolist()
+            return list(own[pos[int(lid)]])
         o = occupancy(hw, int(r["threads_per_block"]), int(r["regs_per_thread"]), int(r["shared_bytes"]))
         return [o["sm_occupancy"], o["system_occupancy"], o["limited_by"]]
 
     occ = [occ_of(x, r) for x, r in zip(lids, T.to_dict("records"))]
-    simulated = np.array([int(sim.loc[int(x), "warp_instrs"]) if int(x) in pos else 0 for x in lids])
+    simulated = np.array([sim_instrs[pos[int(x)]] if int(x) in pos else 0 for x in lids])
     end = np.cumsum(cycles)
     L = pd.DataFrame({"launch": lids, "kernel": T["kernel"].to_numpy(), "start_cycle": end - cycles,
                       "end_cycle": end, "cycles": cycles, "warp_instrs": n,

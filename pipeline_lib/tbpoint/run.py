@@ -15,12 +15,12 @@ from ..io import stage_writer
 from ..plots import bar_chart
 from ..sim.hardware import OCCUPANCY_FIELDS, hardware_slice
 from ..sim.output import BOOL, F64, I32, I64, LAUNCHES, STR, activity_columns, write_frame
-from ..sim.run import write_host_time
+from ..sim.run import workload_summary, write_host_time
 from ..sim.sampling import sampled_rows
 from ..sim.simulator import Simulator
 from ..sim.trace_reader import TraceDir
 from ..trace.parquet_io import write_json, write_text
-from ..versions import SIMULATOR_VERSION, TBPOINT_VERSION
+from ..versions import TBPOINT_VERSION
 from .baselines import IdealSimPoint, estimate, random_sampling
 from .estimate import estimated_tables
 from .figures import deviation_cdf
@@ -127,6 +127,15 @@ def sampled_sweep_ok(full_summary: dict, sampled_summary: dict, max_error: float
     return err <= max_error and sampled_summary["sample_size"] < 1.0, err
 
 
+def sampled_sweep_inputs(results: str, wl: str, hw: str) -> dict:
+    """The files a sampled sweep's batch of ``wl`` reads: TBPoint's
+    validation on ``hw`` (the full simulation's and TBPoint's summaries) and
+    the inter-launch table, by the names rule ``sweep_batch`` gives them."""
+    return {"inter": f"{results}/tbpoint/{wl}/inter_launch.parquet",
+            "validation_full": f"{results}/sim/{wl}/{hw}/summary.json",
+            "validation_sampled": f"{results}/tbpoint/{wl}/{hw}/sampled.json"}
+
+
 def point_simulator(wl: str, options: dict, full_summary, sampled_summary, inter_path):
     """How a sampled sweep simulates ``wl``'s points: :func:`estimate_workload`
     bound to the workload's inter-launch table and ``options`` (the tbpoint
@@ -182,15 +191,11 @@ def estimate_workload(wl: str, trace_dir, hw: dict, out_dir, *, inter: pd.DataFr
     write_frame(activity, activity_columns(), "activity", out / "activity.parquet", meta)
     _write(rows, SAMPLED, "tbpoint_sampled", out / "sampled.parquet", workload=wl, hardware=hw["name"])
     s = summarize_sampled(rows)
-    cycles = int(launches["cycles"].sum())
-    summary = {"workload": wl, "hardware": hw["name"], "launches": len(launches), "cycles": cycles,
-               "warp_instrs": int(launches["warp_instrs"].sum()), "thread_instrs": int(launches["thread_instrs"].sum()),
-               "ipc": float(launches["warp_instrs"].sum() / cycles) if cycles else 0.0,
-               "simulator_version": SIMULATOR_VERSION, "sampled": True, "sample_size": s["sample_size"],
-               "tbpoint_validation_error": validation_error}
+    summary = workload_summary(wl, hw["name"], launches, sampled=True, sample_size=s["sample_size"],
+                               tbpoint_validation_error=validation_error)
     write_json(summary, out / "summary.json")
     write_host_time(out / "host_time.json", res.info["host_seconds"], time.perf_counter() - t0)
-    print(f"{wl} on {hw['name']} (TBPoint): {cycles:,} cycles predicted, IPC {summary['ipc']:.3f}, "
+    print(f"{wl} on {hw['name']} (TBPoint): {summary['cycles']:,} cycles predicted, IPC {summary['ipc']:.3f}, "
           f"sample {100 * s['sample_size']:.1f}%, {res.info['host_seconds']:.1f} s", file=sys.stderr)
     return summary
 
