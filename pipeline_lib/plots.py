@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .trace.parquet_io import atomic_path
+from .io import atomic_path
 
 
 def pyplot():

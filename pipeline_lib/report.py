@@ -9,7 +9,7 @@ from pathlib import Path
 import markdown
 
 from . import __version__, provenance
-from .trace.parquet_io import write_text
+from .io import write_text
 
 STYLE = """body{font-family:sans-serif;max-width:70em;margin:1em auto;padding:0 1em;line-height:1.4}
 table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #bbb;padding:.2em .5em}

@@ -42,7 +42,7 @@ def sweep_table(sweep: str, rows: list[dict], out) -> "pd.DataFrame":
     import pyarrow as pa
 
     from . import __version__
-    from .sim.output import write_frame
+    from .io import TABLE_SCHEMA_VERSION, write_frame
 
     recs = []
     for r in rows:
@@ -65,7 +65,8 @@ def sweep_table(sweep: str, rows: list[dict], out) -> "pd.DataFrame":
             ("seconds", pa.float64(), "cycles / core clock"), ("energy_j", pa.float64(), "dynamic energy"),
             ("dynamic_power_w", pa.float64(), "energy_j / seconds"),
             ("sampled", pa.bool_(), "estimated from TBPoint's sampled simulation (sweeps.<name>.sampled)")]
-    write_frame(t, cols, "sweep_points", out, {"stage": "sweep", "sweep": sweep, "library_version": __version__})
+    write_frame(t, cols, "sweep_points", out, stage="sweep", schema_version=TABLE_SCHEMA_VERSION,
+                meta={"sweep": sweep, "library_version": __version__})
     return t
 
 

@@ -123,3 +123,48 @@ def test_variant_names_compose_fields_of_a_base_file():
 def test_bad_variant_names_are_explained(name, message):
     with pytest.raises(HardwareError, match=message):
         load_hardware(name)
+
+
+def test_field_table_of_the_docs_is_the_schemas():
+    """docs/hardware.md's field table is generated from the schema
+    (python -m pipeline_lib.sim --hardware-doc docs/hardware.md)."""
+    from pipeline_lib.config import ROOT
+    from pipeline_lib.sim.hardware import field_rows, with_doc_table
+    doc = (ROOT / "docs" / "hardware.md").read_text()
+    assert with_doc_table(doc) == doc, "run: python -m pipeline_lib.sim --hardware-doc docs/hardware.md"
+    fields = [f for f, *_ in field_rows()]
+    assert "l1.lines_per_cycle" in fields and "dram.fixed_ns" in fields and "sm_limits.warps" in fields
+
+
+def test_optional_fields_take_the_schemas_default_without_changing_the_configuration():
+    from pipeline_lib.sim.hardware import field_value
+    hw = load_hardware("gpumech-baseline")
+    assert "slice_hash" not in hw["l2"] and "lines_per_cycle" not in hw["l1"]
+    assert field_value(hw, "l2.slice_hash") == "modulo"
+    assert field_value(hw, "l1.lines_per_cycle") == 1
+    assert "lines_per_cycle" not in hw["l1"]              # a rule's hardware slice is unchanged
+    assert field_value(hw, "l1.mshrs") == hw["l1"]["mshrs"]
+    with pytest.raises(KeyError, match="l1.no_such_field"):
+        field_value(hw, "l1.no_such_field")
+    del hw["l1"]["mshrs"]
+    with pytest.raises(KeyError, match="'l1.mshrs' is missing and has no default"):
+        field_value(hw, "l1.mshrs")
+
+
+def test_engine_configuration_is_declared_once():
+    """Every hardware-derived entry of the engine's C vector names a schema
+    field or computes from the configuration; the C_* constants are their
+    positions."""
+    from pipeline_lib.sim import engine as E
+    from pipeline_lib.sim.hardware import field_rows
+    fields = {f for f, *_ in field_rows()}
+    names = [n for n, _ in E.CONFIG_FIELDS]
+    assert len(set(names)) == len(names) == E.C_N
+    assert [getattr(E, n) for n in names] == list(range(E.C_N))
+    for name, source in E.CONFIG_FIELDS:
+        if isinstance(source, str):
+            assert source in fields, name
+    hw = load_hardware("tbpoint-fermi")
+    C = E.config_vector(hw)
+    assert C[E.C_CORES] == 14 and C[E.C_L1_PORTS] == 1 and C[E.C_L1_SETS] == 16 * 1024 // (128 * 8)
+    assert C[E.C_OCC] == 0

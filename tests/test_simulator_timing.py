@@ -271,3 +271,28 @@ def test_warming_only_the_last_skipped_launch_is_taken_when_exact_and_changes_no
         assert runs[0][2] == [0, 1, 2]
         # the probe replays launch 2 first; exact: nothing else, else the whole run again
         assert runs[1][2] == ([2] if probe_exact else [2, 0, 1, 2])
+
+
+def test_load_store_unit_takes_lines_per_cycle(tmp_path):
+    """A divergent L1-resident chase (every lane in its own line): the last
+    of a load's 32 lines leaves the load/store unit after ceil(32 / k) - 1
+    cycles, so going from 1 to 4 lines per cycle saves 31 - 7 = 24 cycles a
+    load; 1 line per cycle is the schema's default and changes nothing."""
+    def args(d):
+        nxt = np.zeros(32 * 32, np.uint32)
+        lanes = np.arange(32, dtype=np.uint32)
+        nxt[lanes] = lanes * 128          # the first load: word l -> lane l's own line
+        nxt[lanes * 32] = lanes * 128     # then a self-loop inside that line
+        return [d.to_device(nxt), d.zeros(32, np.uint32), 200]
+    tr = trace(tmp_path, [("chase", (1,), (32,), args)])
+    loads = opcode_count(tr, "chase", "ld.global")
+    base = hardware(**{"latency.int": 1, "latency.int_mul": 1})
+    assert "lines_per_cycle" not in base["l1"]
+    cycles = {k: simulate(tr, hardware(**{"latency.int": 1, "latency.int_mul": 1, "l1.lines_per_cycle": k}))
+              .launches.iloc[0] for k in (1, 4)}
+    default = simulate(tr, base).launches.iloc[0]
+    assert default["cycles"] == cycles[1]["cycles"]
+    # the first load reads one line (words 0-31), every later one 32 lines
+    assert cycles[1]["l1_accesses"] == cycles[4]["l1_accesses"] == 1 + 32 * (loads - 1)
+    saved = (cycles[1]["cycles"] - cycles[4]["cycles"]) / (loads - 1)
+    assert saved == pytest.approx(24, rel=0.03)

@@ -128,7 +128,7 @@ def test_failed_check_leaves_no_outputs(tmp_path, monkeypatch):
 def test_writes_are_atomic_and_clear_a_killed_attempts_debris(tmp_path):
     import pyarrow as pa
     from pipeline_lib.plots import pyplot, save
-    from pipeline_lib.trace.parquet_io import write_table, write_text
+    from pipeline_lib.io import write_table, write_text
 
     target = tmp_path / "t.parquet"
     debris = tmp_path / ".t.parquet.tmp4242"          # what a SIGKILLed writer leaves

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 
 from ..sim import engine as E
-from ..sim.hardware import TIMING_FIELDS, dram_bandwidth_gbs, dram_burst_cycles, l2_service_cycles, occupancy
+from ..sim.hardware import (TIMING_FIELDS, dram_bandwidth_gbs, dram_burst_cycles, field_value, l2_service_cycles,
+                            occupancy)
 from ..sim.simulator import global_bb_ids, kernel_tables
 from ..sim.trace_reader import TraceDir
 from .collector import (PC_DRAM_RD, PC_DRAM_WR, PC_EXECS, PC_L1_ACC, PC_L1_MISS, PC_L2_ACC, PC_L2_MISS, PC_REQS,
@@ -133,7 +134,8 @@ def contention_resources(hw: dict, miss_latency: float, collector, per_inst: dic
                      l2_service=float(l2_service_cycles(hw)),
                      slice_share=shares(collector.slice_requests, hw["l2"]["slices"]),
                      dram_service=dram_burst_cycles(hw), channel_share=shares(collector.channel_transfers, hw["dram"]["channels"]),
-                     issue_rate=float(hw["issue_width"]), terms=frozenset(terms), per_inst=per_inst,
+                     issue_rate=float(hw["issue_width"]), lsu_rate=float(field_value(hw, "l1.lines_per_cycle")),
+                     terms=frozenset(terms), per_inst=per_inst,
                      in_step=float(getattr(collector, "in_step", 0.0)))
 
 

@@ -32,6 +32,7 @@ import pandas as pd
 from numba import njit
 
 from ..sim.engine import K_ATOM, K_LOAD, K_STORE, SP_GLOBAL, SP_LOCAL, SP_MIXED, l2_slice
+from ..sim.hardware import field_value
 
 # per-PC counters
 (PC_EXECS, PC_EV_L1, PC_EV_L2, PC_EV_DRAM, PC_REQS, PC_L1_ACC, PC_L1_MISS, PC_L2_ACC, PC_L2_MISS,
@@ -216,7 +217,7 @@ class CacheCollector:
         self.D[D_CH], self.D[D_BANKS] = d["channels"], d["banks"]
         self.D[D_PAGE_LINES] = max(1, d["page_bytes"] // l2["line_bytes"])
         self.D[D_ROW_OPEN] = 1 if d["row_policy"] == "open" else 0
-        self.D[D_L2_HASH] = 1 if l2.get("slice_hash", "modulo") == "xor" else 0
+        self.D[D_L2_HASH] = 1 if field_value(hw, "l2.slice_hash") == "xor" else 0
         self.bank_row = np.full(d["channels"] * d["banks"], -1, np.int64)
         self.slice_requests = np.zeros(self.slices, np.int64)
         self.channel_transfers = np.zeros(d["channels"], np.int64)

@@ -26,8 +26,9 @@ derives each demand):
 
 * issue port, per core: ``insts / issue_rate`` cycles (one instruction a
   cycle: the multithreading limit of eq. 16);
-* load/store unit, per core: ``lsu_lines`` cycles (one 128-byte line a
-  cycle, loads, stores and atomics alike);
+* load/store unit, per core: ``lsu_lines / lsu_rate`` cycles
+  (``l1.lines_per_cycle`` 128-byte lines a cycle, loads, stores and
+  atomics alike);
 * shared-memory pipeline, per core: ``smem_ways`` cycles (one bank-conflict
   way a cycle);
 * MSHRs, per core: ``miss_reqs x miss_latency / mshrs`` -- an m-server
@@ -103,6 +104,7 @@ class Resources:
     dram_service : cycles a channel's data bus is busy per line (eq. 31's s)
     channel_share : fraction of the launch's DRAM transfers per channel
     issue_rate : warp instructions a core issues per cycle
+    lsu_rate : lines the load/store unit takes per cycle (``l1.lines_per_cycle``)
     in_step : share of issues in step with the core's other warps, measured
         by the scheduler-ordered collector (``ScheduledCollector.in_step``;
         the ``measured`` reading of :func:`pass_time`)
@@ -123,6 +125,7 @@ class Resources:
     dram_service: float
     channel_share: tuple
     issue_rate: float = 1.0
+    lsu_rate: float = 1.0
     terms: frozenset = field(default_factory=lambda: frozenset(TERMS))
     per_inst: dict | None = None
     in_step: float = 0.0
@@ -168,7 +171,7 @@ def demands(profile, r: Resources) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     on = r.terms
     local = np.column_stack([
         insts / r.issue_rate,
-        col["lsu_lines"] * ("lsu" in on),
+        col["lsu_lines"] / r.lsu_rate * ("lsu" in on),
         col["smem_ways"] * ("smem" in on),
         col["miss_reqs"] * r.miss_latency / r.mshrs * ("mshr" in on)])
     l2 = col["l2_reqs"][:, None] * (np.asarray(r.slice_share) * r.l2_service * ("l2" in on))[None, :]

@@ -11,11 +11,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..io import stage_writer
+from ..io import F64, I32, I64, STR, stage_writer, write_json, write_text
 from ..plots import bar_chart, pyplot, save
-from ..sim.output import F64, I32, I64, STR
 from ..sim.trace_reader import TraceDir
-from ..trace.parquet_io import write_json, write_text
 from ..versions import GPUMECH_VERSION
 from .analysis import CLASSES, COLLECTORS, GPUMech, collected_from_frame
 from .contention import MODEL as CONTENTION_MODEL

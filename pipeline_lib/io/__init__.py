@@ -1,6 +1,6 @@
-"""What every method's stages share to write their outputs: the documented
-table writer stamped with the stage and the method's code version, and the
-progress lines that go to the job's log (pipeline_lib.jobs)."""
+"""The shared I/O layer: atomic, deterministic files (:mod:`.atomic`), the
+documented table writer (:mod:`.tables`), each method's stage writer and
+the progress lines that go to the job's log (pipeline_lib.jobs)."""
 from __future__ import annotations
 
 import os
@@ -8,7 +8,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["build_once", "progress", "stage_writer"]
+from .atomic import AtomicParquetWriter, atomic_path, atomic_text, write_json, write_table, write_text
+from .tables import BOOL, F64, I32, I64, STR, table_schema, to_table, write_frame
+
+__all__ = ["AtomicParquetWriter", "BOOL", "F64", "I32", "I64", "STR", "TABLE_SCHEMA_VERSION", "atomic_path",
+           "atomic_text", "build_once", "progress", "stage_writer", "table_schema", "to_table", "write_frame",
+           "write_json", "write_table", "write_text"]
+
+#: schema version of the methods' tables (a table's columns and their
+#: meaning; the code that fills them has its own version in versions.py)
+TABLE_SCHEMA_VERSION = "1.0"
 
 
 def build_once(target, build) -> Path:
@@ -26,17 +35,16 @@ def build_once(target, build) -> Path:
     return target
 
 
-def stage_writer(version_field: str, version: str):
+def stage_writer(version_field: str, version: str, schema_version: str = TABLE_SCHEMA_VERSION):
     """``write(df, cols, name, out, **meta)`` for one method: the table
     ``name`` (columns ``cols``: name, Arrow type, description) with metadata
-    ``stage`` = ``name``, ``version_field`` = ``version``, the library
-    version and ``meta``."""
+    ``schema_version``, ``stage`` = ``name``, ``version_field`` =
+    ``version``, the library version and ``meta``."""
     from .. import __version__
-    from ..sim.output import write_frame
 
     def write(df, cols, name: str, out, **meta) -> None:
-        write_frame(df, cols, name, out, {"stage": name, version_field: version, "library_version": __version__,
-                                          **meta})
+        write_frame(df, cols, name, out, stage=name, schema_version=schema_version,
+                    meta={version_field: version, "library_version": __version__, **meta})
     return write
 
 

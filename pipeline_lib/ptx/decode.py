@@ -211,24 +211,256 @@ def _check_operands(st: Statement, ctx: "_Ctx", opname: str) -> None:
         raise ctx.err(st, f"the destination of '{st.opcode}' must be a register")
 
 
+_KNOWN_MODS = set(isa.TYPES) | _ROUND | _IGNORED_MODS | {"ftz", "sat"}
+_ALU_OPS = ("add", "sub", "min", "max", "and", "or", "xor", "div", "rem", "copysign",
+            "mul", "mad", "fma", "abs", "neg", "not", "cnot", "popc", "clz", "brev",
+            "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "mov",
+            "shl", "shr", "bfe", "bfi", "prmt", "selp", "slct", "testp")
+_ALU_MODS = ("lo", "hi", "wide", "relu", "NaN", "xorsign", "abs", "finite", "infinite", "number", "notanumber",
+             "normal", "subnormal")
+_SPACES = ("global", "shared", "local", "const", "param")
+
+
+class _Row:
+    """One statement's code-table row (isa.F_*) while it is decoded, with
+    the statement's modifiers, types and operands."""
+
+    def __init__(self, st: Statement, ctx: _Ctx, opname: str, labels: dict):
+        self.st, self.ctx, self.opname, self.labels = st, ctx, opname, labels
+        self.mods = list(st.mods)
+        self.types = _types_in(self.mods)
+        self.ops = st.operands
+        self.row = _blank_row(st.line)
+
+    def err(self, msg: str) -> PTXError:
+        return self.ctx.err(self.st, msg)
+
+    def need_type(self, n: int = 1) -> list[int]:
+        if len(self.types) < n:
+            raise self.err("missing or unsupported type modifier")
+        return [isa.TYPES[t] for t in self.types]
+
+    def set_srcs(self, opnds, ts) -> None:
+        if len(opnds) > 4:
+            raise self.err("too many source operands")
+        for i, (o, t) in enumerate(zip(opnds, ts)):
+            k, v = self.ctx.src(self.st, o, t)
+            self.row[isa.F_SK0 + 2 * i] = k
+            self.row[isa.F_SV0 + 2 * i] = v
+        self.row[isa.F_NS] = len(opnds)
+
+    def set_dst(self, o: Operand, k: int = 0) -> None:
+        self.row[isa.F_D0 + k] = self.ctx.reg(self.st, o)
+        self.row[isa.F_ND] = max(self.row[isa.F_ND], k + 1)
+
+    def set_dst_or_pair(self, o: Operand) -> None:
+        if o.kind == "pair":
+            self.set_dst(o.parts[0], 0)
+            self.set_dst(o.parts[1], 1)
+        else:
+            self.set_dst(o)
+
+
+def _decode_alu(r: _Row) -> int:
+    """Integer, float and predicate arithmetic, mov, selp and slct."""
+    row, mods, types, ops, opname = r.row, r.mods, r.types, r.ops, r.opname
+    t = r.need_type()[-1]
+    row[isa.F_TYPE] = t
+    for m in mods:
+        if m not in _KNOWN_MODS and m not in _ALU_MODS:
+            raise r.err(f"unsupported modifier .{m}")
+    if opname in ("mul", "mad"):
+        row[isa.F_SUB] = isa.MUL_HI if "hi" in mods else isa.MUL_WIDE if "wide" in mods else isa.MUL_LO
+    if opname == "testp":
+        raise r.err("testp is not supported")
+    r.set_dst(ops[0])
+    st_types = [t] * (len(ops) - 1)
+    if opname in ("shl", "shr"):
+        st_types[1] = isa.T_U32
+    elif opname == "bfe":
+        st_types[1:] = [isa.T_U32, isa.T_U32]
+    elif opname == "bfi":
+        st_types[2:] = [isa.T_U32, isa.T_U32]
+    elif opname == "selp":
+        st_types[2] = isa.T_PRED
+    elif opname == "slct":
+        row[isa.F_TYPE] = isa.TYPES[types[0]]
+        row[isa.F_TYPE2] = isa.TYPES[types[1]]
+        st_types = [isa.TYPES[types[0]]] * 2 + [isa.TYPES[types[1]]]
+    elif opname == "prmt":
+        if any(m in mods for m in ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")):
+            raise r.err("prmt modes are not supported")
+    r.set_srcs(ops[1:], st_types)
+    if t >> 4 == isa.TK_F:
+        if opname in ("rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh") or (
+                opname == "div" and (t & 15) == 4):
+            return isa.OC["sfu"]
+        return isa.OC["fp64"] if (t & 15) == 8 else isa.OC["fp32"]
+    if opname in ("mul", "mad", "div", "rem"):
+        return isa.OC["int_mul"]
+    return isa.OC["int"]
+
+
+def _decode_cvt(r: _Row) -> int:
+    ts = r.need_type(2)
+    r.row[isa.F_TYPE], r.row[isa.F_TYPE2] = ts[0], ts[1]
+    r.set_dst(r.ops[0])
+    r.set_srcs(r.ops[1:2], [ts[1]])
+    f64 = [(t >> 4) == isa.TK_F and (t & 15) == 8 for t in ts[:2]]
+    if (ts[0] >> 4) == isa.TK_F or (ts[1] >> 4) == isa.TK_F:
+        return isa.OC["fp64"] if any(f64) else isa.OC["fp32"]
+    return isa.OC["int"]
+
+
+def _decode_cvta(r: _Row) -> int:
+    t = r.need_type()[-1]
+    r.row[isa.F_TYPE] = t
+    space = next((m for m in r.mods if m in _SPACES), None)
+    if space is None:
+        raise r.err("cvta without a state space")
+    r.row[isa.F_SPACE] = isa.SP[space]
+    r.row[isa.F_SUB] = 1 if "to" in r.mods else 0
+    r.set_dst(r.ops[0])
+    r.set_srcs(r.ops[1:2], [t])
+    return isa.OC["int"]
+
+
+def _decode_setp(r: _Row) -> int:
+    cmp = [m for m in r.mods if m in _CMP_OPS]
+    if not cmp:
+        raise r.err("setp without a comparison")
+    t = r.need_type()[-1]
+    r.row[isa.F_TYPE] = t
+    r.row[isa.F_SUB] = isa.CMP[cmp[0]]
+    bop = [m for m in r.mods if m in ("and", "or", "xor")]
+    r.row[isa.F_TYPE2] = isa.BOOL[bop[0]] if bop else 0
+    r.set_dst_or_pair(r.ops[0])
+    r.set_srcs(r.ops[1:], [t, t, isa.T_PRED])
+    return isa.OC["fp64"] if t == isa.T_F64 else isa.OC["fp32"] if t == isa.T_F32 else isa.OC["int"]
+
+
+def _decode_memory(r: _Row) -> int:
+    """ld, st, atom and red: state space, vector width, data operands and
+    the address (register + offset, absolute, or a module variable)."""
+    row, mods, ops, opname = r.row, r.mods, r.ops, r.opname
+    row[isa.F_SPACE] = isa.SP[next((m for m in mods if m in _SPACES), "generic")]
+    vec = next((int(m[1:]) for m in mods if m in ("v2", "v4", "v8")), 1)
+    row[isa.F_VEC] = vec
+    t = r.need_type()[-1]
+    row[isa.F_TYPE] = t
+    bad = [m for m in mods if m not in _KNOWN_MODS and m not in isa.ATOM and m not in _SPACES
+           and m not in ("v2", "v4", "v8") and not m.startswith("L2::")]
+    if bad:
+        raise r.err(f"unsupported modifier .{bad[0]}")
+    if opname == "ld":
+        addr = ops[1]
+        for k, o in enumerate(ops[0].parts if ops[0].kind == "vec" else [ops[0]]):
+            r.set_dst(o, k)
+        oc = isa.OC["load"]
+    elif opname == "st":
+        addr = ops[0]
+        srcs = ops[1].parts if ops[1].kind == "vec" else [ops[1]]
+        r.set_srcs(srcs, [t] * len(srcs))
+        oc = isa.OC["store"]
+    else:
+        aop = [m for m in mods if m in isa.ATOM]
+        if not aop:
+            raise r.err("atomic without an operation")
+        row[isa.F_SUB] = isa.ATOM[aop[0]]
+        if opname == "atom":
+            r.set_dst(ops[0])
+            addr = ops[1]
+            r.set_srcs(ops[2:], [t] * (len(ops) - 2))
+        else:
+            addr = ops[0]
+            r.set_srcs(ops[1:], [t] * (len(ops) - 1))
+        oc = isa.OC["atomic"]
+    if addr.kind != "mem":
+        raise r.err("expected an address operand [..]")
+    if addr.name is None:
+        row[isa.F_AOFF] = addr.offset
+    elif addr.name in r.ctx.reg_index:
+        row[isa.F_ABASE] = r.ctx.reg_index[addr.name]
+        row[isa.F_AOFF] = addr.offset
+    elif addr.name in r.ctx.symbols:
+        _space, a = r.ctx.symbols[addr.name]
+        row[isa.F_AOFF] = a + addr.offset
+    else:
+        raise r.err(f"unknown address base {addr.name}")
+    return oc
+
+
+def _decode_bar(r: _Row) -> int:
+    mods, ops = r.mods, r.ops
+    if not ({"sync"} & set(mods) or not mods or mods == ["cta"]) or "arrive" in mods or "red" in mods:
+        raise r.err("only bar.sync / barrier.sync is supported")
+    if len(ops) > 1:
+        raise r.err("bar.sync with a thread count is not supported")
+    if ops and not (ops[0].kind == "imm" and parse_int(ops[0].name) == 0):
+        raise r.err("only barrier 0 is supported")
+    return isa.OC["barrier"]
+
+
+def _decode_bra(r: _Row) -> int:
+    ops = r.ops
+    if not ops or ops[0].kind != "sym" or ops[0].name not in r.labels:
+        raise r.err("branch target is not a label of this kernel")
+    r.row[isa.F_TARGET] = r.labels[ops[0].name]
+    return isa.OC["branch"]
+
+
+def _decode_warp(r: _Row) -> int:
+    """shfl.sync, vote.sync and activemask."""
+    row, mods, ops = r.row, r.mods, r.ops
+    row[isa.F_TYPE] = isa.T_U32
+    if r.opname == "shfl":
+        mode = [m for m in mods if m in isa.SHFL]
+        if "sync" not in mods or not mode:
+            raise r.err("only shfl.sync.{up,down,bfly,idx}.b32 is supported")
+        row[isa.F_SUB] = isa.SHFL[mode[0]]
+        r.set_dst_or_pair(ops[0])
+        r.set_srcs(ops[1:], [isa.T_U32] * 4)
+    elif r.opname == "vote":
+        mode = [m for m in mods if m in isa.VOTE]
+        if "sync" not in mods or not mode:
+            raise r.err("only vote.sync is supported")
+        row[isa.F_SUB] = isa.VOTE[mode[0]]
+        row[isa.F_TYPE] = isa.T_U32 if mode[0] == "ballot" else isa.T_PRED
+        r.set_dst(ops[0])
+        r.set_srcs(ops[1:], [isa.T_PRED, isa.T_U32])
+    else:
+        r.set_dst(ops[0])
+    return isa.OC["warp"]
+
+
+_FAMILY = {**{op: _decode_alu for op in _ALU_OPS},
+           "cvt": _decode_cvt, "cvta": _decode_cvta, "setp": _decode_setp,
+           **{op: _decode_memory for op in ("ld", "st", "atom", "red")},
+           "bar": _decode_bar, "bra": _decode_bra,
+           "ret": lambda r: isa.OC["exit"], "exit": lambda r: isa.OC["exit"],
+           **{op: _decode_warp for op in ("shfl", "vote", "activemask")},
+           "membar": lambda r: isa.OC["misc"]}
+
+
 def _decode(st: Statement, ctx: _Ctx, labels: dict) -> np.ndarray:
-    row = _blank_row(st.line)
-    if st.guard is not None:
-        if st.guard not in ctx.reg_index:
-            raise ctx.err(st, f"undeclared guard predicate {st.guard}")
-        row[isa.F_GUARD] = ctx.reg_index[st.guard]
-        row[isa.F_GNEG] = int(st.guard_neg)
+    """The code-table row of one statement: guard, opcode, rounding and
+    flags here, the rest by the opcode's family (:data:`_FAMILY`)."""
     opname = st.opcode
     mods = list(st.mods)
     if opname == "mad" and "wide" not in mods and "hi" not in mods and "lo" not in mods and any(
             m in ("f32", "f64") for m in mods):
         opname = "fma"  # mad.rn.f32 is a fused multiply-add on sm_20+
+    r = _Row(st, ctx, opname, labels)
+    row = r.row
+    if st.guard is not None:
+        if st.guard not in ctx.reg_index:
+            raise ctx.err(st, f"undeclared guard predicate {st.guard}")
+        row[isa.F_GUARD] = ctx.reg_index[st.guard]
+        row[isa.F_GNEG] = int(st.guard_neg)
     if opname not in isa.OP or opname in ("nop",):
         raise ctx.err(st, f"unsupported opcode '{st.opcode}'")
     _check_operands(st, ctx, opname)
-    op = isa.OP[opname]
-    row[isa.F_OP] = op
-    types = _types_in(mods)
+    row[isa.F_OP] = isa.OP[opname]
     flags = 0
     rnd = 0
     for m in mods:
@@ -242,205 +474,13 @@ def _decode(st: Statement, ctx: _Ctx, labels: dict) -> np.ndarray:
             rnd = isa.RND[m]
     row[isa.F_FLAGS] = flags
     row[isa.F_RND] = rnd
-    known = set(isa.TYPES) | _ROUND | _IGNORED_MODS | {"ftz", "sat"}
-
-    def need_type(n=1):
-        if len(types) < n:
-            raise ctx.err(st, "missing or unsupported type modifier")
-        return [isa.TYPES[t] for t in types]
-
-    def set_srcs(opnds, ts):
-        if len(opnds) > 4:
-            raise ctx.err(st, "too many source operands")
-        for i, (o, t) in enumerate(zip(opnds, ts)):
-            k, v = ctx.src(st, o, t)
-            row[isa.F_SK0 + 2 * i] = k
-            row[isa.F_SV0 + 2 * i] = v
-        row[isa.F_NS] = len(opnds)
-
-    def set_dst(o, k=0):
-        row[isa.F_D0 + k] = ctx.reg(st, o)
-        row[isa.F_ND] = max(row[isa.F_ND], k + 1)
-
-    ops = st.operands
-    oc = isa.OC["int"]
+    family = _FAMILY.get(opname)
+    if family is None:
+        raise ctx.err(st, f"unsupported opcode '{st.opcode}'")
     try:
-        if opname in ("add", "sub", "min", "max", "and", "or", "xor", "div", "rem", "copysign",
-                      "mul", "mad", "fma", "abs", "neg", "not", "cnot", "popc", "clz", "brev",
-                      "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "mov",
-                      "shl", "shr", "bfe", "bfi", "prmt", "selp", "slct", "testp"):
-            t = need_type()[-1]
-            row[isa.F_TYPE] = t
-            for m in mods:
-                if m not in known and m not in ("lo", "hi", "wide", "relu", "NaN", "xorsign", "abs",
-                                                "finite", "infinite", "number", "notanumber",
-                                                "normal", "subnormal"):
-                    raise ctx.err(st, f"unsupported modifier .{m}")
-            if opname in ("mul", "mad"):
-                row[isa.F_SUB] = isa.MUL_HI if "hi" in mods else isa.MUL_WIDE if "wide" in mods else isa.MUL_LO
-            if opname == "testp":
-                raise ctx.err(st, "testp is not supported")
-            if opname == "mov" and len(types) == 1 and ops[1].kind == "sym":
-                pass
-            set_dst(ops[0])
-            st_types = [t] * (len(ops) - 1)
-            if opname in ("shl", "shr"):
-                st_types[1] = isa.T_U32
-            elif opname == "bfe":
-                st_types[1:] = [isa.T_U32, isa.T_U32]
-            elif opname == "bfi":
-                st_types[2:] = [isa.T_U32, isa.T_U32]
-            elif opname == "selp":
-                st_types[2] = isa.T_PRED
-            elif opname == "slct":
-                st_types[2] = isa.TYPES[types[-1]] if len(types) > 1 else t
-                row[isa.F_TYPE] = isa.TYPES[types[0]]
-                row[isa.F_TYPE2] = isa.TYPES[types[1]]
-                st_types = [isa.TYPES[types[0]]] * 2 + [isa.TYPES[types[1]]]
-            elif opname == "prmt":
-                if any(m in mods for m in ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")):
-                    raise ctx.err(st, "prmt modes are not supported")
-            set_srcs(ops[1:], st_types)
-            kind = t >> 4
-            if kind == isa.TK_F:
-                if opname in ("rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh") or (
-                        opname == "div" and (t & 15) == 4):
-                    oc = isa.OC["sfu"]
-                else:
-                    oc = isa.OC["fp64"] if (t & 15) == 8 else isa.OC["fp32"]
-            elif opname in ("mul", "mad", "div", "rem"):
-                oc = isa.OC["int_mul"]
-        elif opname == "cvt":
-            ts = need_type(2)
-            row[isa.F_TYPE], row[isa.F_TYPE2] = ts[0], ts[1]
-            set_dst(ops[0])
-            set_srcs(ops[1:2], [ts[1]])
-            if (ts[0] >> 4) == isa.TK_F or (ts[1] >> 4) == isa.TK_F:
-                oc = isa.OC["fp64"] if 8 in (ts[0] & 15, ts[1] & 15) and (
-                    (ts[0] >> 4) == isa.TK_F and (ts[0] & 15) == 8 or (ts[1] >> 4) == isa.TK_F and (ts[1] & 15) == 8) else isa.OC["fp32"]
-        elif opname == "cvta":
-            t = need_type()[-1]
-            row[isa.F_TYPE] = t
-            to = "to" in mods
-            space = next((m for m in mods if m in ("global", "shared", "local", "const", "param")), None)
-            if space is None:
-                raise ctx.err(st, "cvta without a state space")
-            row[isa.F_SPACE] = isa.SP[space]
-            row[isa.F_SUB] = 1 if to else 0
-            set_dst(ops[0])
-            set_srcs(ops[1:2], [t])
-        elif opname == "setp":
-            cmp = [m for m in mods if m in _CMP_OPS]
-            if not cmp:
-                raise ctx.err(st, "setp without a comparison")
-            t = need_type()[-1]
-            row[isa.F_TYPE] = t
-            row[isa.F_SUB] = isa.CMP[cmp[0]]
-            bop = [m for m in mods if m in ("and", "or", "xor")]
-            row[isa.F_TYPE2] = isa.BOOL[bop[0]] if bop else 0
-            if ops[0].kind == "pair":
-                set_dst(ops[0].parts[0], 0)
-                set_dst(ops[0].parts[1], 1)
-            else:
-                set_dst(ops[0])
-            set_srcs(ops[1:], [t, t, isa.T_PRED])
-            oc = isa.OC["fp64"] if t == isa.T_F64 else isa.OC["fp32"] if t == isa.T_F32 else isa.OC["int"]
-        elif opname in ("ld", "st", "atom", "red"):
-            space = next((m for m in mods if m in ("global", "shared", "local", "const", "param")), "generic")
-            row[isa.F_SPACE] = isa.SP[space]
-            vec = next((int(m[1:]) for m in mods if m in ("v2", "v4", "v8")), 1)
-            row[isa.F_VEC] = vec
-            ts = need_type()
-            t = ts[-1]
-            row[isa.F_TYPE] = t
-            bad = [m for m in mods if m not in known and m not in isa.ATOM and m not in (
-                "global", "shared", "local", "const", "param", "v2", "v4", "v8") and not m.startswith("L2::")]
-            if bad:
-                raise ctx.err(st, f"unsupported modifier .{bad[0]}")
-            if opname == "ld":
-                addr = ops[1]
-                dsts = ops[0].parts if ops[0].kind == "vec" else [ops[0]]
-                for k, o in enumerate(dsts):
-                    set_dst(o, k)
-                oc = isa.OC["load"]
-            elif opname == "st":
-                addr = ops[0]
-                srcs = ops[1].parts if ops[1].kind == "vec" else [ops[1]]
-                set_srcs(srcs, [t] * len(srcs))
-                oc = isa.OC["store"]
-            else:
-                aop = [m for m in mods if m in isa.ATOM]
-                if not aop:
-                    raise ctx.err(st, "atomic without an operation")
-                row[isa.F_SUB] = isa.ATOM[aop[0]]
-                if opname == "atom":
-                    set_dst(ops[0])
-                    addr = ops[1]
-                    set_srcs(ops[2:], [t] * (len(ops) - 2))
-                else:
-                    addr = ops[0]
-                    set_srcs(ops[1:], [t] * (len(ops) - 1))
-                oc = isa.OC["atomic"]
-            if addr.kind != "mem":
-                raise ctx.err(st, "expected an address operand [..]")
-            if addr.name is None:
-                row[isa.F_AOFF] = addr.offset
-            elif addr.name in ctx.reg_index:
-                row[isa.F_ABASE] = ctx.reg_index[addr.name]
-                row[isa.F_AOFF] = addr.offset
-            elif addr.name in ctx.symbols:
-                sp, a = ctx.symbols[addr.name]
-                row[isa.F_AOFF] = a + addr.offset
-            else:
-                raise ctx.err(st, f"unknown address base {addr.name}")
-        elif opname == "bar":
-            if not ({"sync"} & set(mods) or not mods or mods == ["cta"]) or "arrive" in mods or "red" in mods:
-                raise ctx.err(st, "only bar.sync / barrier.sync is supported")
-            if len(ops) > 1:
-                raise ctx.err(st, "bar.sync with a thread count is not supported")
-            if ops and not (ops[0].kind == "imm" and parse_int(ops[0].name) == 0):
-                raise ctx.err(st, "only barrier 0 is supported")
-            oc = isa.OC["barrier"]
-        elif opname == "bra":
-            if not ops or ops[0].kind != "sym" or ops[0].name not in labels:
-                raise ctx.err(st, "branch target is not a label of this kernel")
-            row[isa.F_TARGET] = labels[ops[0].name]
-            oc = isa.OC["branch"]
-        elif opname in ("ret", "exit"):
-            oc = isa.OC["exit"]
-        elif opname == "shfl":
-            mode = [m for m in mods if m in isa.SHFL]
-            if "sync" not in mods or not mode:
-                raise ctx.err(st, "only shfl.sync.{up,down,bfly,idx}.b32 is supported")
-            row[isa.F_SUB] = isa.SHFL[mode[0]]
-            row[isa.F_TYPE] = isa.T_U32
-            if ops[0].kind == "pair":
-                set_dst(ops[0].parts[0], 0)
-                set_dst(ops[0].parts[1], 1)
-            else:
-                set_dst(ops[0])
-            set_srcs(ops[1:], [isa.T_U32] * 4)
-            oc = isa.OC["warp"]
-        elif opname == "vote":
-            mode = [m for m in mods if m in isa.VOTE]
-            if "sync" not in mods or not mode:
-                raise ctx.err(st, "only vote.sync is supported")
-            row[isa.F_SUB] = isa.VOTE[mode[0]]
-            row[isa.F_TYPE] = isa.T_U32 if mode[0] == "ballot" else isa.T_PRED
-            set_dst(ops[0])
-            set_srcs(ops[1:], [isa.T_PRED, isa.T_U32])
-            oc = isa.OC["warp"]
-        elif opname == "activemask":
-            row[isa.F_TYPE] = isa.T_U32
-            set_dst(ops[0])
-            oc = isa.OC["warp"]
-        elif opname == "membar":
-            oc = isa.OC["misc"]
-        else:
-            raise ctx.err(st, f"unsupported opcode '{st.opcode}'")
+        row[isa.F_OPCLASS] = family(r)
     except IndexError:
         raise ctx.err(st, "wrong number of operands") from None
-    row[isa.F_OPCLASS] = oc
     return row
 
 

@@ -17,7 +17,7 @@ Execution model (documented in docs/emulator.md):
 * Registers hold raw bits in int64 slots, canonicalised per instruction type
   (signed types sign-extended, unsigned and float types zero-extended).
 
-Counting (ARCHITECTURE.md section 6): every executed instruction is one warp
+Counting (docs/trace_format.md, "Definitions"): every executed instruction is one warp
 instruction; its thread instructions are the lanes that execute it (active
 and, for a predicated instruction, guard-true; for a branch, all active lanes).
 A memory request is one distinct 128-byte line touched by one global or local
@@ -29,6 +29,9 @@ import numpy as np
 from numba import njit
 
 from . import isa
+from .isa import (FK_AND, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FADD, FK_FFMA, FK_FMUL, FK_FSUB, FK_IADD,
+                  FK_IMAD_LO, FK_IMUL_LO, FK_IMUL_WIDE, FK_ISUB, FK_LD_GLOBAL, FK_LD_SHARED, FK_LD_UNIFORM, FK_MOV,
+                  FK_NONE, FK_OR, FK_SETP_F32, FK_SETP_INT, FK_SHL, FK_ST_GLOBAL, FK_ST_SHARED, FK_XOR)
 from .fpmath import (add_f32, fma_f32, fma_f64, fmax, fmin, ftz32, mul_f32, round_int_f64,
                      round_pair_f32)
 
@@ -330,16 +333,18 @@ def mem_store(m8, m16, m32, m64, idx, size, v):
 
 
 @njit(cache=True)
-def _grow_i64(a, n):
+def _grow(a, n):
+    """``a`` copied into an array of twice its length, or ``n`` if larger."""
     b = np.empty(max(2 * len(a), n), a.dtype)
     b[:len(a)] = a
     return b
 
 
 @njit(inline="always", cache=True)
-def fetch_src(dst, k, v, R, rbase, w, nw, tid_x, tid_y, tid_z, bx, by, bz, cx, cy, cz, gx, gy, gz,
-              clock, dyn_smem, smem_size):
-    """Read one source operand for all 32 lanes into dst (raw int64 bits)."""
+def fetch_src(dst, k, v, R, rbase, w, tids, geo, cta, clock):
+    """Read one source operand for all 32 lanes into dst (raw int64 bits);
+    special registers come from the thread indices ``tids``, the launch
+    geometry ``geo`` (see :func:`_interp`) and the block's index ``cta``."""
     if k == K_REG:
         o = rbase + v * 32
         for l in range(32):
@@ -354,36 +359,20 @@ def fetch_src(dst, k, v, R, rbase, w, nw, tid_x, tid_y, tid_z, bx, by, bz, cx, c
     else:
         for l in range(32):
             tt = w * 32 + l
-            if v == 0:
-                x = tid_x[tt]
-            elif v == 1:
-                x = tid_y[tt]
-            elif v == 2:
-                x = tid_z[tt]
-            elif v == 3:
-                x = bx
-            elif v == 4:
-                x = by
-            elif v == 5:
-                x = bz
-            elif v == 6:
-                x = cx
-            elif v == 7:
-                x = cy
-            elif v == 8:
-                x = cz
-            elif v == 9:
-                x = gx
-            elif v == 10:
-                x = gy
-            elif v == 11:
-                x = gz
+            if v <= 2:      # %tid.{x,y,z}
+                x = tids[v][tt]
+            elif v <= 5:    # %ntid
+                x = geo[1 + v]
+            elif v <= 8:    # %ctaid
+                x = cta[v - 6]
+            elif v <= 11:   # %nctaid
+                x = geo[v - 8]
             elif v == 12:
                 x = l
             elif v == 13:
                 x = w
             elif v == 14:
-                x = nw
+                x = (geo[4] * geo[5] * geo[6] + 31) // 32
             elif v == 18:
                 x = np.int64(1) << l
             elif v == 19:
@@ -397,9 +386,9 @@ def fetch_src(dst, k, v, R, rbase, w, nw, tid_x, tid_y, tid_z, bx, by, bz, cx, c
             elif v == 23 or v == 24:
                 x = clock
             elif v == 25:
-                x = dyn_smem
+                x = geo[11]
             elif v == 26:
-                x = smem_size
+                x = geo[9]
             else:
                 x = 0
             dst[l] = x
@@ -474,25 +463,6 @@ def lane_access(op, aop, t, tsize, vec, code, pc, m8, m16, m32, m64, i, R, rbase
 
 
 @njit(inline="always", cache=True)
-def _src(R, o, k, v, l):
-    return R[o + l] if k == K_REG else v
-
-
-@njit(inline="always", cache=True)
-def _src_f32(Rf32, o, k, fimm, l):
-    return Rf32[2 * (o + l)] if k == K_REG else fimm
-
-
-@njit(inline="always", cache=True)
-def _canon32_64(x, size, signed):
-    if size == 8:
-        return x
-    if signed:
-        return ((x & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
-    return x & 0xFFFFFFFF
-
-
-@njit(inline="always", cache=True)
 def _fma_rn_f32(x, y, z, scratch):
     """Fused f32 multiply-add, round to nearest even (fpmath.fma_f32). The
     exact pair rounding is needed only when s = fl64(x*y + z) is inexact and
@@ -561,8 +531,8 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
     128-byte lines for global, bank-conflict degree for shared).  Returns
     the count, or -1 after filling err[3:7] for a faulting lane."""
     size = t & 15
-    is_ld = fk == 17 or fk == 19
-    glob = fk <= 18
+    is_ld = fk == FK_LD_GLOBAL or fk == FK_LD_SHARED
+    glob = fk <= FK_ST_GLOBAL
     S = np.int64(0x80000000) if (t >> 4) == TK_S else np.int64(0)  # sign extension of 32-bit loads
     n = 0
     last = np.int64(-1)
@@ -627,44 +597,44 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
     C, co = _operand(kc, vc_, R, tc, rbase)
     size = t & 15
     signed = (t >> 4) == TK_S
-    if fk == 10 and (t >> 4) == TK_F:
+    if fk == FK_MOV and (t >> 4) == TK_F:
         signed = False
     M = np.int64(-1) if size == 8 else np.int64(0xFFFFFFFF)
     S = np.int64(0x80000000) if (signed and size == 4) else np.int64(0)
-    if fk <= 10 or fk == 15:
-        if fk == 10:
+    if fk <= FK_MOV or fk == FK_SETP_INT:
+        if fk == FK_MOV:
             for l in range(32):
                 sel = -((mask >> l) & 1)
                 old = R[od + l]
                 R[od + l] = old ^ (((((A[ao + l] & M) ^ S) - S) ^ old) & sel)
-        elif fk == 1:
+        elif fk == FK_IADD:
             for l in range(32):
                 sel = -((mask >> l) & 1)
                 old = R[od + l]
                 R[od + l] = old ^ ((((((A[ao + l] + B[bo + l]) & M) ^ S) - S) ^ old) & sel)
-        elif fk == 2:
+        elif fk == FK_ISUB:
             for l in range(32):
                 sel = -((mask >> l) & 1)
                 old = R[od + l]
                 R[od + l] = old ^ ((((((A[ao + l] - B[bo + l]) & M) ^ S) - S) ^ old) & sel)
-        elif fk == 3:
+        elif fk == FK_IMUL_LO:
             for l in range(32):
                 sel = -((mask >> l) & 1)
                 old = R[od + l]
                 R[od + l] = old ^ ((((((A[ao + l] * B[bo + l]) & M) ^ S) - S) ^ old) & sel)
-        elif fk == 4:  # mul.wide of 32-bit operands: exact in int64
+        elif fk == FK_IMUL_WIDE:  # mul.wide of 32-bit operands: exact in int64
             for l in range(32):
                 sel = -((mask >> l) & 1)
                 old = R[od + l]
                 x = ((A[ao + l] & 0xFFFFFFFF) ^ S) - S
                 y = ((B[bo + l] & 0xFFFFFFFF) ^ S) - S
                 R[od + l] = old ^ ((x * y ^ old) & sel)
-        elif fk == 5:
+        elif fk == FK_IMAD_LO:
             for l in range(32):
                 sel = -((mask >> l) & 1)
                 old = R[od + l]
                 R[od + l] = old ^ ((((((A[ao + l] * B[bo + l] + C[co + l]) & M) ^ S) - S) ^ old) & sel)
-        elif fk == 6:
+        elif fk == FK_SHL:
             nbits = size * 8
             for l in range(32):
                 sel = -((mask >> l) & 1)
@@ -673,17 +643,17 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
                 r = A[ao + l] << min(sh, 63)
                 r = r if sh < nbits else np.int64(0)
                 R[od + l] = old ^ (((((r & M) ^ S) - S) ^ old) & sel)
-        elif fk == 7:
+        elif fk == FK_AND:
             for l in range(32):
                 sel = -((mask >> l) & 1)
                 old = R[od + l]
                 R[od + l] = old ^ ((((((A[ao + l] & B[bo + l]) & M) ^ S) - S) ^ old) & sel)
-        elif fk == 8:
+        elif fk == FK_OR:
             for l in range(32):
                 sel = -((mask >> l) & 1)
                 old = R[od + l]
                 R[od + l] = old ^ ((((((A[ao + l] | B[bo + l]) & M) ^ S) - S) ^ old) & sel)
-        elif fk == 9:
+        elif fk == FK_XOR:
             for l in range(32):
                 sel = -((mask >> l) & 1)
                 old = R[od + l]
@@ -712,7 +682,7 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
     Af = taf if ka == K_IMM else Rf32
     Bf = tbf if kb == K_IMM else Rf32
     Cf = tcf if kc == K_IMM else Rf32
-    if fk == 16:  # setp on f32, ordered comparisons
+    if fk == FK_SETP_F32:  # setp on f32, ordered comparisons
         for l in range(32):
             sel = -((mask >> l) & 1)
             old = R[od + l]
@@ -733,19 +703,19 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
             R[od + l] = old ^ ((np.int64(c) ^ old) & sel)
         return
     full = mask == 0xFFFFFFFF
-    if fk == 11:
+    if fk == FK_FADD:
         for l in range(32):
             if full or (mask >> l) & 1:
                 r = Af[2 * (ao + l)] + Bf[2 * (bo + l)]
                 R[od + l] = 0  # the destination may be a source: read first
                 Rf32[2 * (od + l)] = r
-    elif fk == 12:
+    elif fk == FK_FSUB:
         for l in range(32):
             if full or (mask >> l) & 1:
                 r = Af[2 * (ao + l)] - Bf[2 * (bo + l)]
                 R[od + l] = 0  # the destination may be a source: read first
                 Rf32[2 * (od + l)] = r
-    elif fk == 13:
+    elif fk == FK_FMUL:
         for l in range(32):
             if full or (mask >> l) & 1:
                 r = Af[2 * (ao + l)] * Bf[2 * (bo + l)]
@@ -759,17 +729,780 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
                 Rf32[2 * (od + l)] = r
 
 
+@njit(inline="always", cache=True)
+def fast_misc(fk, code, pc, t, mask, R, Rf32, rbase, C, P, addr, lspace, lane_on, err, b, w):
+    """The fast paths that are neither ALU nor ld/st: a uniform ld.param /
+    ld.const, cvta and the common cvt forms (isa.FK_LD_UNIFORM and above).
+    Returns (rc, nreq, rec_space); rc = 2 after a fault."""
+    tsize = t & 15
+    od = rbase + code[pc, F_D0] * 32
+    oa = rbase + code[pc, F_SV0] * 32
+    if fk == FK_LD_UNIFORM:  # one load at a fixed address, all lanes
+        a = code[pc, F_AOFF]
+        m = P if code[pc, F_SPACE] == SP_PARAM else C
+        ok = a >= 0 and a + tsize <= len(m[0])
+        x = mem_load(m[0], m[1], m[2], m[3], a, tsize) if ok else np.int64(0)
+        if (not ok or a & (tsize - 1)) and mask != 0:
+            fault(err, E_OOB if not ok else E_MISALIGNED, b, w, 0, pc, a, code[pc, F_SPACE])
+            return 2, 0, 0
+        x = canon(x, t)
+        for l in range(32):
+            sel = -((mask >> l) & 1)
+            old = R[od + l]
+            R[od + l] = old ^ ((x ^ old) & sel)
+        if mask == 0:
+            return 0, 0, 0
+        if lane_on:
+            for l in range(32):
+                addr[l] = a
+                lspace[l] = code[pc, F_SPACE]
+        return 0, 1, code[pc, F_SPACE]
+    if fk == FK_CVTA:  # between generic and a state space
+        sp = code[pc, F_SPACE]
+        delta = np.int64(0)
+        if sp == SP_SHARED:
+            delta = SHARED_WINDOW
+        elif sp == SP_LOCAL:
+            delta = LOCAL_WINDOW
+        if code[pc, F_SUB] == 1:
+            delta = -delta
+        M = np.int64(-1) if tsize == 8 else np.int64(0xFFFFFFFF)
+        for l in range(32):
+            sel = -((mask >> l) & 1)
+            old = R[od + l]
+            R[od + l] = old ^ ((((R[oa + l] + delta) & M) ^ old) & sel)
+    elif fk == FK_CVT_I2F:  # cvt.rn.f32.{s,u}32
+        t2 = code[pc, F_TYPE2]
+        S2 = np.int64(0x80000000) if (t2 >> 4) == TK_S else np.int64(0)
+        for l in range(32):
+            if (mask >> l) & 1:
+                r32 = np.float32((((R[oa + l] & 0xFFFFFFFF) ^ S2) - S2))
+                R[od + l] = 0
+                Rf32[2 * (od + l)] = r32
+    elif fk == FK_CVT_F2I:  # cvt.rzi.{s,u}32.f32
+        for l in range(32):
+            if (mask >> l) & 1:
+                R[od + l] = canon(float_to_int(np.float64(Rf32[2 * (oa + l)]), t, 5), t)
+    else:  # FK_CVT_I2I: integer widening/narrowing between 32 and 64 bits
+        t2 = code[pc, F_TYPE2]
+        for l in range(32):
+            sel = -((mask >> l) & 1)
+            old = R[od + l]
+            R[od + l] = old ^ ((canon(canon(R[oa + l], t2), t) ^ old) & sel)
+    return 0, 0, 0
+
+
+@njit(inline="always", cache=True)
+def exec_control(code, pc, op, mask, amask, w, d, top, spc, srpc, smask, depth, status, err, b):
+    """bra, ret/exit and bar.sync: they change the warp's SIMT stack or
+    status and write no register.  Returns (rc, next_pc, count_mask);
+    next_pc = -3 when the stack has been updated already."""
+    if op == OP_BRA:  # a branch counts every active lane
+        taken = mask
+        nt = amask & ~taken
+        if nt == 0:
+            return 0, code[pc, F_TARGET], amask
+        if taken == 0:
+            return 0, pc + 1, amask
+        if d + 2 > MAX_STACK:
+            fault(err, E_STACK, b, w, 0, pc, 0, 0)
+            return 2, pc, amask
+        rpc = code[pc, F_RPC]
+        spc[w, top] = rpc
+        spc[w, d] = pc + 1
+        srpc[w, d] = rpc
+        smask[w, d] = nt
+        spc[w, d + 1] = code[pc, F_TARGET]
+        srpc[w, d + 1] = rpc
+        smask[w, d + 1] = taken
+        depth[w] = d + 2
+        return 0, -3, amask
+    if op == OP_RET or op == OP_EXIT:
+        if mask != 0:
+            for k2 in range(d):
+                smask[w, k2] &= ~mask
+    elif mask != 0:  # OP_BAR
+        status[w] = 1
+    return 0, pc + 1, mask
+
+
+@njit(inline="always", cache=True)
+def lane_addresses(code, pc, op, mask, R, rbase, G, C, P, gshadow, gbase, smem_size, local_size, addr, lspace, err,
+                   b, w):
+    """Resolve each active lane's address of a general-path ld/st/atom/red
+    into (addr, lspace) and check bounds and alignment.  Returns (rc,
+    rec_space): the instruction's space, SP_GENERIC when lanes differ."""
+    glen = len(G[0])
+    space = code[pc, F_SPACE]
+    nbytes = (code[pc, F_TYPE] & 15) * code[pc, F_VEC]
+    abase = code[pc, F_ABASE]
+    rec_space = 0
+    for l in range(32):
+        if (mask >> l) & 1:
+            a = code[pc, F_AOFF]
+            if abase >= 0:
+                a += R[rbase + abase * 32 + l]
+            sp = space
+            if sp == SP_GENERIC:
+                if a >= LOCAL_WINDOW:
+                    sp = SP_LOCAL
+                    a -= LOCAL_WINDOW
+                elif a >= SHARED_WINDOW:
+                    sp = SP_SHARED
+                    a -= SHARED_WINDOW
+                else:
+                    sp = SP_GLOBAL
+            addr[l] = a
+            lspace[l] = sp
+            if rec_space == 0:
+                rec_space = sp
+            elif rec_space != sp:
+                rec_space = SP_GENERIC
+            ok = True
+            if sp == SP_GLOBAL:
+                i = a - gbase
+                ok = i >= 0 and i + nbytes <= glen and gshadow[i] != 0 and gshadow[i + nbytes - 1] != 0
+            elif sp == SP_SHARED:
+                ok = a >= 0 and a + nbytes <= smem_size
+            elif sp == SP_LOCAL:
+                ok = a >= 0 and a + nbytes <= local_size
+            elif sp == SP_CONST:
+                ok = a >= 0 and a + nbytes <= len(C[0])
+            elif sp == SP_PARAM:
+                ok = a >= 0 and a + nbytes <= len(P[0])
+            if (op != OP_LD) and (sp == SP_CONST or sp == SP_PARAM):
+                ok = False
+            if not ok or a & (nbytes - 1):  # sizes are powers of two (vec is 1, 2 or 4)
+                fault(err, E_OOB if not ok else E_MISALIGNED, b, w, l, pc, a, sp)
+                return 2, rec_space
+    return 0, rec_space
+
+
+@njit(inline="always", cache=True)
+def memory_requests(mask, rec_space, addr, lspace, wid, lwords, work, bs, ws):
+    """The requests of a general-path memory instruction: distinct 128-byte
+    lines (global and local), bank-conflict ways (shared) or distinct
+    addresses (constant); counted into the block and warp statistics."""
+    lines_tmp, bank_cnt, bank_words = work[3], work[4], work[5]
+    nreq = 0
+    if rec_space == SP_GLOBAL or rec_space == SP_LOCAL or rec_space == SP_GENERIC:
+        for l in range(32):
+            if (mask >> l) & 1:
+                sp = lspace[l]
+                if sp == SP_GLOBAL:
+                    line = addr[l] & ~np.int64(127)
+                elif sp == SP_LOCAL:
+                    line = (LOCAL_WINDOW + (((wid * lwords + (addr[l] >> 2)) * 32 + l) * 4)) & ~np.int64(127)
+                else:
+                    continue
+                nreq = insert_line(lines_tmp, nreq, line)
+        if rec_space == SP_LOCAL:
+            bs[BS_LOCAL_REQS] += nreq
+        else:
+            bs[BS_GLOBAL_REQS] += nreq
+        ws[WS_MEM_REQS] += nreq
+    elif rec_space == SP_SHARED:
+        for k2 in range(32):
+            bank_cnt[k2] = 0
+        for l in range(32):
+            if (mask >> l) & 1:
+                nreq = add_bank_word(bank_cnt, bank_words, addr[l] >> 2, nreq)
+        bs[BS_SHARED_INSTRS] += 1
+        bs[BS_SHARED_WAYS] += nreq
+    elif rec_space == SP_CONST:
+        for l in range(32):
+            if (mask >> l) & 1:
+                dup = False
+                for k2 in range(nreq):
+                    if lines_tmp[k2] == addr[l]:
+                        dup = True
+                        break
+                if not dup:
+                    lines_tmp[nreq] = addr[l]
+                    nreq += 1
+    return nreq
+
+
+@njit(inline="always", cache=True)
+def exec_memory(code, pc, mask, b, w, wid, rbase, R, V, views, gshadow, work, geo, bs, ws, err):
+    """A general-path ld/st/atom/red (vector, generic, local, constant or
+    atomic accesses; sources already in ``V``): addresses, the lanes'
+    accesses in lane order (so atomics are deterministic), then the
+    requests.  Inlined, unlike :func:`exec_general`: it needs some thirty
+    arrays, and passing their descriptors on every call cost 12% of the
+    emulator's speed on sssp, whose atomics take this path.  Returns (rc,
+    nreq, rec_space)."""
+    op = code[pc, F_OP]
+    t = code[pc, F_TYPE]
+    gbase, smem_size, local_size = geo[12], geo[9], geo[10]
+    lwords = (local_size + 3) // 4
+    addr, lspace, scratch = work[0], work[1], work[2]
+    G, C, P, S, L = views
+    rc, rec_space = lane_addresses(code, pc, op, mask, R, rbase, G, C, P, gshadow, gbase, smem_size, local_size,
+                                   addr, lspace, err, b, w)
+    if rc != 0:
+        return rc, 0, 0
+    va, vb, vc, vd = V[0], V[1], V[2], V[3]
+    tsize = t & 15
+    vec = code[pc, F_VEC]
+    aop = code[pc, F_SUB]
+    d0 = code[pc, F_D0]
+    for l in range(32):
+        if not (mask >> l) & 1:
+            continue
+        sp = lspace[l]
+        a = addr[l]
+        if sp == SP_GLOBAL:
+            m = G
+            i = a - gbase
+        elif sp == SP_SHARED:
+            m = S
+            i = a
+        elif sp == SP_LOCAL:  # words interleaved across the warp's lanes, as hardware does
+            m = L
+            i = ((w * lwords + (a >> 2)) * 32 + l) * 4 + (a & 3)
+        elif sp == SP_CONST:
+            m = C
+            i = a
+        else:
+            m = P
+            i = a
+        lane_access(op, aop, t, tsize, vec, code, pc, m[0], m[1], m[2], m[3], i, R, rbase, l, va, vb, vc, vd, d0,
+                    scratch)
+    return 0, memory_requests(mask, rec_space, addr, lspace, wid, lwords, work, bs, ws), rec_space
+
+
+@njit(inline="always", cache=True)
+def exec_warp_op(op, sub, mask, amask, va, vb, vc, vr, vr2):
+    """shfl.sync, vote.sync and activemask: lanes read each other's values."""
+    if op == OP_SHFL:
+        for l in range(32):
+            bval = vb[l] & 31
+            cval = vc[l] & 31
+            segmask = (vc[l] >> 8) & 31
+            max_lane = (l & segmask) | (cval & ~segmask)
+            min_lane = l & segmask
+            if sub == 0:
+                j = l - bval
+                pv = j >= max_lane
+            elif sub == 1:
+                j = l + bval
+                pv = j <= max_lane
+            elif sub == 2:
+                j = l ^ bval
+                pv = j <= max_lane
+            else:
+                j = min_lane | (bval & ~segmask)
+                pv = j <= max_lane
+            if not pv:
+                j = l
+            vr[l] = va[j] & 0xFFFFFFFF
+            vr2[l] = 1 if pv else 0
+    elif op == OP_VOTE:
+        ballot = 0
+        for l in range(32):
+            if (mask >> l) & 1 and va[l] != 0:
+                ballot |= np.int64(1) << l
+        for l in range(32):
+            if sub == 3:
+                vr[l] = ballot
+            elif sub == 0:
+                vr[l] = 1 if ballot == mask else 0
+            elif sub == 1:
+                vr[l] = 1 if ballot != 0 else 0
+            else:
+                vr[l] = 1 if (ballot == mask or ballot == 0) else 0
+    else:  # OP_ACTIVEMASK
+        for l in range(32):
+            vr[l] = amask
+
+
+@njit(inline="always", cache=True)
+def exec_compare_select(code, pc, op, t, mask, va, vb, vc, vaf, vbf, vcf, vad, vbd, vr, vr2):
+    """mov, setp (with its optional boolean combination), selp and slct."""
+    tsize = t & 15
+    tkind = t >> 4
+    if op == OP_MOV:
+        for l in range(32):
+            vr[l] = canon(va[l], t) if tkind != TK_F else va[l]
+    elif op == OP_SETP:
+        cmp = code[pc, F_SUB]
+        bop = code[pc, F_TYPE2]
+        for l in range(32):
+            if (mask >> l) & 1:
+                if tkind == TK_F:
+                    if tsize == 4:
+                        rb = float_cmp(cmp, np.float64(vaf[2 * l]), np.float64(vbf[2 * l]))
+                    else:
+                        rb = float_cmp(cmp, vad[l], vbd[l])
+                else:
+                    rb = int_cmp(cmp, t, canon(va[l], t), canon(vb[l], t))
+                x = 1 if rb else 0
+                if bop == 1:
+                    vr[l] = x & vc[l]
+                    vr2[l] = (1 - x) & vc[l]
+                elif bop == 2:
+                    vr[l] = x | vc[l]
+                    vr2[l] = (1 - x) | vc[l]
+                elif bop == 3:
+                    vr[l] = x ^ vc[l]
+                    vr2[l] = (1 - x) ^ vc[l]
+                else:
+                    vr[l] = x
+                    vr2[l] = 1 - x
+    elif op == OP_SELP:
+        for l in range(32):
+            vr[l] = va[l] if vc[l] != 0 else vb[l]
+    else:  # OP_SLCT
+        t2 = code[pc, F_TYPE2]
+        for l in range(32):
+            if (t2 >> 4) == TK_F:
+                cnd = vcf[2 * l] >= 0.0
+            else:
+                cnd = canon(vc[l], t2) >= 0
+            vr[l] = va[l] if cnd else vb[l]
+
+
+@njit(inline="always", cache=True)
+def exec_convert(code, pc, op, t, mask, va, vaf, vad, vr, vrf, vrd):
+    """cvta (general path) and cvt between any integer and float types, with
+    rounding modes, .ftz and .sat."""
+    tsize = t & 15
+    tkind = t >> 4
+    if op == OP_CVTA:
+        sp = code[pc, F_SPACE]
+        to = code[pc, F_SUB]
+        for l in range(32):
+            x = va[l]
+            if sp == SP_SHARED:
+                x = x - SHARED_WINDOW if to == 1 else x + SHARED_WINDOW
+            elif sp == SP_LOCAL:
+                x = x - LOCAL_WINDOW if to == 1 else x + LOCAL_WINDOW
+            vr[l] = canon(x, t)
+        return
+    t2 = code[pc, F_TYPE2]
+    rnd = code[pc, F_RND]
+    flags = code[pc, F_FLAGS]
+    for l in range(32):
+        if not (mask >> l) & 1:
+            continue
+        if (t2 >> 4) == TK_F:
+            xf = np.float64(vaf[2 * l]) if (t2 & 15) == 4 else vad[l]
+            if (flags & FL_FTZ) and (t2 & 15) == 4:
+                xf = np.float64(ftz32(np.float32(xf)))
+            if tkind == TK_F:
+                if rnd >= 4:
+                    xf = round_int_f64(xf, rnd)
+                if flags & FL_SAT:
+                    xf = 0.0 if xf != xf else min(max(xf, 0.0), 1.0)
+                if tsize == 4:
+                    cf = round_pair_f32(xf, 0.0, rnd if rnd < 4 else 0)
+                    if flags & FL_FTZ:
+                        cf = ftz32(cf)
+                    vrf[2 * l] = cf
+                else:
+                    vrd[l] = xf
+            else:
+                vr[l] = canon(float_to_int(xf, t, rnd), t)
+        else:
+            cx_ = canon(va[l], t2)
+            if tkind == TK_F:
+                if (t2 & 15) == 8 and (t2 >> 4) != TK_S and cx_ < 0:
+                    xf = np.float64(np.uint64(cx_))
+                else:
+                    xf = np.float64(cx_)
+                if tsize == 4:
+                    vrf[2 * l] = round_pair_f32(xf, 0.0, rnd if rnd < 4 else 0)
+                else:
+                    vrd[l] = xf
+            else:
+                if flags & FL_SAT:
+                    cx_ = int_sat(cx_, t2, t)
+                vr[l] = canon(cx_, t)
+
+
+@njit(inline="always", cache=True)
+def _div_by_zero(x, y):
+    """x / 0 as IEEE: a signed infinity, NaN for 0/0 and NaN/0."""
+    return np.inf * math.copysign(1.0, x) * math.copysign(1.0, y) if x != 0 and x == x else np.nan
+
+
+@njit(inline="always", cache=True)
+def f32_op(op, rnd, rmode, fx, fy, fz):
+    """One lane of an f32 general-path operation on flushed operands.
+    Returns (ok, result); ok is False for an opcode without an f32 form."""
+    if op == OP_ADD:
+        return True, add_f32(fx, fy, rmode)
+    if op == OP_SUB:
+        return True, add_f32(fx, -fy, rmode)
+    if op == OP_MUL:
+        return True, mul_f32(fx, fy, rmode)
+    if op == OP_FMA or op == OP_MAD:
+        return True, fma_f32(fx, fy, fz, rmode)
+    if op == OP_DIV:
+        if fy == 0:
+            return True, np.float32(_div_by_zero(fx, fy))
+        if rnd == 0:  # div.approx / div.full: the f32 quotient
+            return True, np.float32(fx / fy)
+        return True, np.float32(np.float64(fx) / np.float64(fy))
+    if op == OP_MIN:
+        return True, np.float32(fmin(fx, fy))
+    if op == OP_MAX:
+        return True, np.float32(fmax(fx, fy))
+    if op == OP_ABS:
+        return True, np.float32(abs(fx))
+    if op == OP_NEG:
+        return True, -fx
+    if op == OP_RCP:
+        return True, np.float32(np.float32(1.0) / fx) if fx != 0 else np.float32(math.copysign(np.inf, fx))
+    if op == OP_SQRT:
+        return True, np.float32(np.sqrt(fx)) if fx >= 0 else np.float32(np.nan) if fx == fx and fx != 0 else fx
+    if op == OP_RSQRT:
+        return True, np.float32(1.0 / math.sqrt(np.float64(fx))) if fx > 0 else (
+            np.float32(math.copysign(np.inf, fx)) if fx == 0 else np.float32(np.nan))
+    # transcendentals: evaluated in f64 and rounded once (on an f32 argument
+    # numba would call single-precision libm, up to 1 ulp off)
+    if op == OP_SIN:
+        return True, np.float32(math.sin(np.float64(fx))) if not math.isinf(fx) else np.float32(np.nan)
+    if op == OP_COS:
+        return True, np.float32(math.cos(np.float64(fx))) if not math.isinf(fx) else np.float32(np.nan)
+    if op == OP_TANH:
+        return True, np.float32(math.tanh(np.float64(fx)))
+    if op == OP_LG2:
+        return True, np.float32(math.log2(np.float64(fx))) if fx > 0 else (
+            np.float32(-np.inf) if fx == 0 else np.float32(np.nan))
+    if op == OP_EX2:
+        fxx = np.float64(fx)
+        return True, np.float32(2.0 ** fxx) if (fxx < 1024 or fxx != fxx) else np.float32(np.inf)
+    if op == OP_COPYSIGN:
+        return True, np.float32(math.copysign(fy, fx))
+    return False, np.float32(0.0)
+
+
+@njit(inline="always", cache=True)
+def f64_op(op, rmode, dx, dy, dz):
+    """One lane of an f64 general-path operation.  Returns (ok, result)."""
+    if op == OP_ADD:
+        return True, dx + dy
+    if op == OP_SUB:
+        return True, dx - dy
+    if op == OP_MUL:
+        return True, dx * dy
+    if op == OP_FMA or op == OP_MAD:
+        return True, fma_f64(dx, dy, dz, rmode)
+    if op == OP_DIV:
+        return True, dx / dy if dy != 0 else _div_by_zero(dx, dy)
+    if op == OP_MIN:
+        return True, fmin(dx, dy)
+    if op == OP_MAX:
+        return True, fmax(dx, dy)
+    if op == OP_ABS:
+        return True, abs(dx)
+    if op == OP_NEG:
+        return True, -dx
+    if op == OP_RCP:
+        return True, 1.0 / dx if dx != 0 else math.copysign(np.inf, dx)
+    if op == OP_SQRT:
+        return True, math.sqrt(dx) if dx >= 0 else (dx if dx == 0 else np.nan)
+    if op == OP_RSQRT:
+        return True, 1.0 / math.sqrt(dx) if dx > 0 else (math.copysign(np.inf, dx) if dx == 0 else np.nan)
+    if op == OP_COPYSIGN:
+        return True, math.copysign(dy, dx)
+    return False, 0.0
+
+
+@njit(inline="always", cache=True)
+def exec_float(code, pc, op, t, mask, vaf, vbf, vcf, vad, vbd, vcd, vr, vrf, vrd):
+    """A general-path f32 or f64 arithmetic instruction, with rounding
+    modes, .ftz and .sat.  Returns False for an opcode without a float form."""
+    rnd = code[pc, F_RND]
+    flags = code[pc, F_FLAGS]
+    ftz = (flags & FL_FTZ) != 0
+    sat = (flags & FL_SAT) != 0
+    rmode = rnd if rnd < 4 else 0
+    if (t & 15) == 4:
+        for l in range(32):
+            if not (mask >> l) & 1:
+                continue
+            fx = vaf[2 * l]
+            fy = vbf[2 * l]
+            fz = vcf[2 * l]
+            if ftz:
+                fx = ftz32(fx)
+                fy = ftz32(fy)
+                fz = ftz32(fz)
+            ok, fr = f32_op(op, rnd, rmode, fx, fy, fz)
+            if not ok:
+                return False
+            if sat:
+                fr = np.float32(0.0) if fr != fr else min(max(fr, np.float32(0.0)), np.float32(1.0))
+            if ftz:
+                fr = ftz32(fr)
+            vr[l] = 0
+            vrf[2 * l] = fr
+        return True
+    for l in range(32):
+        if not (mask >> l) & 1:
+            continue
+        ok, dr = f64_op(op, rmode, vad[l], vbd[l], vcd[l])
+        if not ok:
+            return False
+        if sat:
+            dr = 0.0 if dr != dr else min(max(dr, 0.0), 1.0)
+        vrd[l] = dr
+    return True
+
+
+@njit(inline="always", cache=True)
+def bit_op(op, t, x, b, c, d):
+    """One lane of popc, clz, brev, bfe, bfi or prmt (x canonical in t)."""
+    tsize = t & 15
+    nb = tsize * 8
+    if op == OP_POPC:
+        u = x & 0xFFFFFFFF if tsize == 4 else x
+        n = 0
+        while u != 0:
+            u &= u - 1
+            n += 1
+        return np.int64(n)
+    if op == OP_CLZ:
+        n = 0
+        for k2 in range(nb - 1, -1, -1):
+            if (x >> k2) & 1:
+                break
+            n += 1
+        return np.int64(n)
+    if op == OP_BREV:
+        r = np.int64(0)
+        for k2 in range(nb):
+            if (x >> k2) & 1:
+                r |= np.int64(1) << (nb - 1 - k2)
+        return canon(r, t)
+    if op == OP_BFE:
+        pos = b & 0xFF
+        ln = c & 0xFF
+        # PTX ISA bfe: sbit = 0 for unsigned or len 0, else a[min(pos+len-1, msb)]
+        sbit = (t >> 4) == TK_S and ln != 0 and ((x >> min(pos + ln - 1, nb - 1)) & 1) == 1
+        r = np.int64(0)
+        for k2 in range(nb):
+            if k2 < ln and pos + k2 <= nb - 1:
+                bit = (x >> (pos + k2)) & 1
+            else:
+                bit = 1 if sbit else 0
+            if bit:
+                r |= np.int64(1) << k2
+        return canon(r, t)
+    if op == OP_BFI:
+        r = canon(b, t)
+        pos = c & 0xFF
+        for k2 in range(d & 0xFF):
+            if pos + k2 >= nb:
+                break
+            bit = np.int64(1) << (pos + k2)
+            if (x >> k2) & 1:
+                r |= bit
+            else:
+                r &= ~bit
+        return canon(r, t)
+    # OP_PRMT
+    src8 = (x & 0xFFFFFFFF) | ((b & 0xFFFFFFFF) << 32)
+    r = np.int64(0)
+    for k2 in range(4):
+        nib = (c >> (4 * k2)) & 15
+        byte = (src8 >> (8 * (nib & 7))) & 0xFF
+        if nib & 8:
+            byte = 0xFF if (byte & 0x80) else 0
+        r |= byte << (8 * k2)
+    return r
+
+
+@njit(inline="always", cache=True)
+def exec_int(code, pc, op, t, mask, va, vb, vc, vd, vr):
+    """A general-path integer or predicate ALU instruction.  Returns False
+    for an opcode without an integer form."""
+    tsize = t & 15
+    sub = code[pc, F_SUB]
+    bits = op == OP_POPC or op == OP_CLZ or op == OP_BREV or op == OP_BFE or op == OP_BFI or op == OP_PRMT
+    for l in range(32):
+        if not (mask >> l) & 1:
+            continue
+        x = canon(va[l], t)
+        if op == OP_ADD or op == OP_SUB or op == OP_MUL or op == OP_MIN or op == OP_MAX or \
+                op == OP_AND or op == OP_OR or op == OP_XOR or op == OP_DIV or op == OP_REM:
+            r = int_binop(op, sub, t, x, canon(vb[l], t))
+        elif op == OP_SHL or op == OP_SHR:
+            r = int_binop(op, sub, t, x, vb[l] & 0xFFFFFFFF)
+        elif op == OP_MAD:
+            y = canon(vb[l], t)
+            if sub == 2:
+                r = canon(int_binop(OP_MUL, 2, t, x, y) + canon(vc[l], t + tsize), t + tsize)
+            elif sub == 1:
+                r = canon(int_binop(OP_MUL, 1, t, x, y) + canon(vc[l], t), t)
+            else:
+                r = canon(x * y + vc[l], t)
+        elif op == OP_NOT:
+            r = (x ^ 1) if (t >> 4) == TK_P else canon(~x, t)
+        elif op == OP_CNOT:
+            r = np.int64(1) if x == 0 else np.int64(0)
+        elif op == OP_NEG:
+            r = canon(-x, t)
+        elif op == OP_ABS:
+            r = canon(abs(x), t)
+        elif bits:
+            r = bit_op(op, t, x, vb[l], vc[l], vd[l])
+        else:
+            return False
+        vr[l] = r
+    return True
+
+
+@njit(inline="always", cache=True)
+def write_back(code, pc, op, t, mask, R, rbase, vr, vr2):
+    """Write a general-path result (and setp's, shfl's second one) to the
+    destination registers of the lanes in mask."""
+    if code[pc, F_D0] < 0 or code[pc, F_ND] == 0:
+        return
+    o = rbase + code[pc, F_D0] * 32
+    o2 = rbase + code[pc, F_D0 + 1] * 32
+    if op == OP_SETP or op == OP_VOTE and code[pc, F_SUB] != 3:
+        for l in range(32):
+            if (mask >> l) & 1:
+                R[o + l] = vr[l]
+        if code[pc, F_ND] > 1:
+            for l in range(32):
+                if (mask >> l) & 1:
+                    R[o2 + l] = vr2[l]
+        return
+    tw = t
+    if op == OP_MUL and code[pc, F_SUB] == 2 or op == OP_MAD and code[pc, F_SUB] == 2:
+        tw = t + (t & 15)
+    for l in range(32):
+        if (mask >> l) & 1:
+            R[o + l] = canon(vr[l], tw) if (tw >> 4) != TK_F else (
+                vr[l] & 0xFFFFFFFF if (tw & 15) == 4 else vr[l])
+    if op == OP_SHFL and code[pc, F_ND] > 1:
+        for l in range(32):
+            if (mask >> l) & 1:
+                R[o2 + l] = vr2[l]
+
+
 @njit(cache=True, _nrt=False)
-def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
-            gmem, g16, g32, g64, gshadow, gbase, cmem, c16, c32, c64, pmem, p16, p32, p64,
-            smem, s16, s32, s64, smem_size, lmem, l16, l32, l64, local_size,
-            R, Rf32, Rf64, va, vb, vc, vd, vr, vr2, vaf, vbf, vcf, vdf, vrf, vad, vbd, vcd, vrd,
-            addr, lspace, scratch, lines_tmp, bank_cnt, bank_words, tid_x, tid_y, tid_z,
-            spc, srpc, smask, depth, status, tr_warp, tr_pc, tr_mask, tr_space, tr_nreq, lines,
-            trace_on, rec_limit, instr_limit, blk_stats, warp_stats, err, dyn_smem, state, lane_on, laddr):
-    """The interpreter proper. Compiled without the runtime's reference
-    counting (every array is allocated by :func:`run_blocks`), which would
-    otherwise cost an atomic increment/decrement per helper call and lane.
+def exec_general(code, pc, mask, amask, b, w, rbase, R, V, err):
+    """An instruction without a fast path that is neither a control nor a
+    memory instruction (sources already in ``V``): execute it and write its
+    results.  Compiled on its own (not inlined into :func:`_interp`), so the
+    interpreter's hot loop stays small and each part compiles and caches
+    separately; it takes few arrays because every array argument is passed
+    as its whole descriptor.  Returns rc = 2 after a fault, else 0."""
+    va, vb, vc, vd, vr, vr2 = V[0], V[1], V[2], V[3], V[4], V[5]
+    vaf, vbf, vcf, vrf = va.view(np.float32), vb.view(np.float32), vc.view(np.float32), vr.view(np.float32)
+    vad, vbd, vcd, vrd = va.view(np.float64), vb.view(np.float64), vc.view(np.float64), vr.view(np.float64)
+    op = code[pc, F_OP]
+    t = code[pc, F_TYPE]
+    if op == OP_MEMBAR:
+        return 0
+    if op == OP_SHFL or op == OP_VOTE or op == OP_ACTIVEMASK:
+        exec_warp_op(op, code[pc, F_SUB], mask, amask, va, vb, vc, vr, vr2)
+    elif op == OP_MOV or op == OP_SETP or op == OP_SELP or op == OP_SLCT:
+        exec_compare_select(code, pc, op, t, mask, va, vb, vc, vaf, vbf, vcf, vad, vbd, vr, vr2)
+    elif op == OP_CVTA or op == OP_CVT:
+        exec_convert(code, pc, op, t, mask, va, vaf, vad, vr, vrf, vrd)
+    elif (t >> 4) == TK_F:
+        if not exec_float(code, pc, op, t, mask, vaf, vbf, vcf, vad, vbd, vcd, vr, vrf, vrd):
+            fault(err, E_BAD_OP, b, w, 0, pc, 0, 0)
+            return 2
+    elif not exec_int(code, pc, op, t, mask, va, vb, vc, vd, vr):
+        fault(err, E_BAD_OP, b, w, 0, pc, 0, 0)
+        return 2
+    write_back(code, pc, op, t, mask, R, rbase, vr, vr2)
+    return 0
+
+
+@njit(inline="always", cache=True)
+def start_block(smem, lmem, nthreads, nw, spc, srpc, smask, depth, status):
+    """Every warp at pc 0 with its threads active; shared and local memory
+    zeroed.  Registers are not cleared between blocks (PTX leaves them
+    undefined; execution stays deterministic)."""
+    smem[:] = 0
+    lmem[:] = 0
+    for w in range(nw):
+        depth[w] = 1
+        spc[w, 0] = 0
+        srpc[w, 0] = -2
+        m = 0
+        for l in range(32):
+            if w * 32 + l < nthreads:
+                m |= np.int64(1) << l
+        smask[w, 0] = m
+        status[w] = 0
+
+
+@njit(inline="always", cache=True)
+def guard_mask(R, gb, gneg):
+    """The lanes whose guard predicate (register offset gb, negated when
+    gneg = 1) holds."""
+    m = 0
+    for l in range(32):
+        m |= (np.int64(R[gb + l] != 0) ^ gneg) << l
+    return m
+
+
+@njit(inline="always", cache=True)
+def popc32(m):
+    m = m - ((m >> 1) & 0x55555555)
+    m = (m & 0x33333333) + ((m >> 2) & 0x33333333)
+    return (((m + (m >> 4)) & 0x0F0F0F0F) * 0x01010101 & 0xFFFFFFFF) >> 24
+
+
+@njit(inline="always", cache=True)
+def record(trace, n_rec, n_lines, n_addr, wid, pc, count_mask, rec_space, nreq, lines_tmp, lane_on, addr, lspace,
+           lwords):
+    """Append one instruction's trace record, its request lines and, with
+    ``lane_on``, its executing lanes' addresses.  Returns the new (n_rec,
+    n_lines, n_addr)."""
+    tr_warp, tr_pc, tr_mask, tr_space, tr_nreq, lines, laddr = trace
+    tr_warp[n_rec] = wid
+    tr_pc[n_rec] = pc
+    tr_mask[n_rec] = np.uint32(count_mask & 0xFFFFFFFF)
+    tr_space[n_rec] = rec_space
+    tr_nreq[n_rec] = nreq
+    if nreq > 0 and (rec_space == SP_GLOBAL or rec_space == SP_LOCAL or rec_space == SP_GENERIC):
+        for k2 in range(nreq):
+            lines[n_lines + k2] = lines_tmp[k2]
+        n_lines += nreq
+    if lane_on and rec_space != 0:
+        for l in range(32):
+            if (count_mask >> l) & 1:
+                sp = lspace[l]
+                a = addr[l]
+                if sp == SP_SHARED:
+                    a += SHARED_WINDOW
+                elif sp == SP_LOCAL:   # as the lines: interleaved per warp
+                    a = LOCAL_WINDOW + ((wid * lwords + (a >> 2)) * 32 + l) * 4 + (a & 3)
+                laddr[n_addr] = a
+                n_addr += 1
+    return n_rec + 1, n_lines, n_addr
+
+
+@njit(cache=True, _nrt=False)
+def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, warp_stats, err, state):
+    """The interpreter proper: blocks in order, warps of a block in turn to
+    each barrier, one instruction at a time through the fast paths
+    (isa.FK_*), :func:`exec_control` or :func:`exec_general`.  Compiled
+    without the runtime's reference counting (every array is allocated by
+    :func:`run_blocks`), which would otherwise cost an atomic
+    increment/decrement per helper call and lane.
+
+    The arguments are :func:`run_blocks`'s arrays grouped by role: ``geo``
+    = (n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end, smem_size,
+    local_size, dyn_smem, gbase); ``flags`` = (trace_on, rec_limit,
+    instr_limit, lane_on); ``mem`` = the global, const, param, shared and
+    local memories (bytes) and the global shadow; ``R`` the register file;
+    ``V`` the operand rows a, b, c, d and result rows r, r2; ``work`` =
+    (addr, lspace, scratch, lines_tmp, bank_cnt, bank_words); ``tids`` =
+    thread indices; ``warps`` = (spc, srpc, smask, depth, status), the SIMT
+    stacks; ``trace`` = (warp, pc, mask, space, nreq, lines, lane
+    addresses).
 
     Resumable: ``state`` = [next block, resume warp, block started, n_rec,
     n_lines, instr_done, n_addr].  Returns 0 when blocks up to blk_end (or a
@@ -779,39 +1512,30 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
     to ``laddr`` (the code table then has no memory fast paths, so every
     access goes through the general path that computes them).
     """
+    n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end, smem_size, local_size, dyn_smem, gbase = geo
+    trace_on, rec_limit, instr_limit, lane_on = flags
+    views = (_views(mem[0]), _views(mem[1]), _views(mem[2]), _views(mem[3]), _views(mem[4]))
+    G, C, P, S, L = views
+    gshadow = mem[5]
+    Rf32 = R.view(np.float32)
+    vb, vc, vd = V[1], V[2], V[3]
+    vbf, vcf, vdf = vb.view(np.float32), vc.view(np.float32), vd.view(np.float32)
+    addr, lspace, scratch, lines_tmp, bank_cnt, bank_words = work
+    spc, srpc, smask, depth, status = warps
     nthreads = bx * by * bz
     nw = (nthreads + 31) // 32
     lwords = (local_size + 3) // 4
-    glen = len(gmem)
-    cap = len(tr_pc)
-    lcap = len(lines)
-    acap = len(laddr)
-    n_rec = state[3]
-    n_lines = state[4]
-    instr_done = state[5]
-    n_addr = state[6]
+    cap = len(trace[1])
+    lcap = len(trace[5])
+    acap = len(trace[6])
+    n_rec, n_lines, instr_done, n_addr = state[3], state[4], state[5], state[6]
     b = state[0]
     while b < blk_end:
-        cx = b % gx
-        cy = (b // gx) % gy
-        cz = b // (gx * gy)
+        cta = (b % gx, (b // gx) % gy, b // (gx * gy))
         if state[2] == 0:
             if trace_on and n_rec >= rec_limit:
                 break
-            # registers are not cleared between blocks (PTX leaves them undefined;
-            # execution stays deterministic); shared and local memory are.
-            smem[:] = 0
-            lmem[:] = 0
-            for w in range(nw):
-                depth[w] = 1
-                spc[w, 0] = 0
-                srpc[w, 0] = -2
-                m = 0
-                for l in range(32):
-                    if w * 32 + l < nthreads:
-                        m |= np.int64(1) << l
-                smask[w, 0] = m
-                status[w] = 0
+            start_block(mem[3], mem[4], nthreads, nw, spc, srpc, smask, depth, status)
             state[2] = 1
             w_first = 0
         else:
@@ -838,673 +1562,75 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                         depth[w] = d - 1
                         continue
                     if trace_on and (n_rec >= cap or n_lines + 32 > lcap or (lane_on and n_addr + 32 > acap)):
-                        state[0] = b
-                        state[1] = w
-                        state[3] = n_rec
-                        state[4] = n_lines
-                        state[5] = instr_done
-                        state[6] = n_addr
+                        state[0], state[1], state[3], state[4], state[5], state[6] = (
+                            b, w, n_rec, n_lines, instr_done, n_addr)
                         return 1
-                    op = code[pc, F_OP]
                     mask = amask
-                    g = code[pc, F_GUARD]
-                    if g >= 0:
-                        gb = rbase + g * 32
-                        gneg = code[pc, F_GNEG]
-                        m = 0
-                        for l in range(32):
-                            m |= (np.int64(R[gb + l] != 0) ^ gneg) << l
-                        mask = amask & m
+                    if code[pc, F_GUARD] >= 0:
+                        mask = amask & guard_mask(R, rbase + code[pc, F_GUARD] * 32, code[pc, F_GNEG])
                     instr_done += 1
                     if instr_done > instr_limit:
                         fault(err, E_INSTR_LIMIT, b, w, 0, pc, 0, 0)
                         return 2
-                    next_pc = pc + 1
                     t = code[pc, F_TYPE]
-                    tsize = t & 15
-                    tkind = t >> 4
+                    next_pc = pc + 1
+                    count_mask = mask
+                    rc = 0
                     nreq = 0
                     rec_space = 0
-                    count_mask = mask
-                    # ---- fetch sources (all 32 lanes; only active lanes are used)
                     fk = code[pc, F_FAST]
-                    if 17 <= fk <= 20:
-                        if fk <= 18:
-                            nreq = fast_mem(fk, t, mask, R, rbase, rbase + code[pc, F_D0] * 32, code[pc, F_SK0],
-                                            code[pc, F_SV0], code[pc, F_ABASE], code[pc, F_AOFF], gmem, g16, g32,
-                                            g64, gbase, glen, gshadow, lines_tmp, bank_cnt, bank_words, err, b, w, pc)
-                            rec_space = SP_GLOBAL
-                        else:
-                            nreq = fast_mem(fk, t, mask, R, rbase, rbase + code[pc, F_D0] * 32, code[pc, F_SK0],
-                                            code[pc, F_SV0], code[pc, F_ABASE], code[pc, F_AOFF], smem, s16, s32,
-                                            s64, 0, smem_size, gshadow, lines_tmp, bank_cnt, bank_words, err, b, w, pc)
-                            rec_space = SP_SHARED
+                    if FK_LD_GLOBAL <= fk <= FK_ST_GLOBAL:
+                        nreq = fast_mem(fk, t, mask, R, rbase, rbase + code[pc, F_D0] * 32, code[pc, F_SK0],
+                                        code[pc, F_SV0], code[pc, F_ABASE], code[pc, F_AOFF], G[0], G[1], G[2], G[3],
+                                        gbase, len(G[0]), gshadow, lines_tmp, bank_cnt, bank_words, err, b, w, pc)
                         if nreq < 0:
                             return 2
-                        if mask == 0:
-                            rec_space = 0
-                        elif rec_space == SP_GLOBAL:
+                        if mask != 0:
+                            rec_space = SP_GLOBAL
                             bs[BS_GLOBAL_REQS] += nreq
                             ws[WS_MEM_REQS] += nreq
-                        else:
+                    elif FK_LD_SHARED <= fk <= FK_ST_SHARED:
+                        nreq = fast_mem(fk, t, mask, R, rbase, rbase + code[pc, F_D0] * 32, code[pc, F_SK0],
+                                        code[pc, F_SV0], code[pc, F_ABASE], code[pc, F_AOFF], S[0], S[1], S[2], S[3],
+                                        0, smem_size, gshadow, lines_tmp, bank_cnt, bank_words, err, b, w, pc)
+                        if nreq < 0:
+                            return 2
+                        if mask != 0:
+                            rec_space = SP_SHARED
                             bs[BS_SHARED_INSTRS] += 1
                             bs[BS_SHARED_WAYS] += nreq
-                    elif fk >= 21:
-                        od = rbase + code[pc, F_D0] * 32
-                        oa = rbase + code[pc, F_SV0] * 32
-                        if fk == 21:  # ld.param / ld.const at a fixed address: one load, all lanes
-                            a = code[pc, F_AOFF]
-                            if code[pc, F_SPACE] == SP_PARAM:
-                                ok = a >= 0 and a + tsize <= len(pmem)
-                                x = mem_load(pmem, p16, p32, p64, a, tsize) if ok else np.int64(0)
-                            else:
-                                ok = a >= 0 and a + tsize <= len(cmem)
-                                x = mem_load(cmem, c16, c32, c64, a, tsize) if ok else np.int64(0)
-                            if (not ok or a & (tsize - 1)) and mask != 0:
-                                fault(err, E_OOB if not ok else E_MISALIGNED, b, w, 0, pc, a, code[pc, F_SPACE])
-                                return 2
-                            x = canon(x, t)
-                            for l in range(32):
-                                sel = -((mask >> l) & 1)
-                                old = R[od + l]
-                                R[od + l] = old ^ ((x ^ old) & sel)
-                            if mask != 0:
-                                rec_space = code[pc, F_SPACE]
-                                nreq = 1
-                                if lane_on:
-                                    for l in range(32):
-                                        addr[l] = a
-                                        lspace[l] = rec_space
-                        elif fk == 22:  # cvta between generic and a state space
-                            sp = code[pc, F_SPACE]
-                            delta = np.int64(0)
-                            if sp == SP_SHARED:
-                                delta = SHARED_WINDOW
-                            elif sp == SP_LOCAL:
-                                delta = LOCAL_WINDOW
-                            if code[pc, F_SUB] == 1:
-                                delta = -delta
-                            M = np.int64(-1) if tsize == 8 else np.int64(0xFFFFFFFF)
-                            for l in range(32):
-                                sel = -((mask >> l) & 1)
-                                old = R[od + l]
-                                R[od + l] = old ^ ((((R[oa + l] + delta) & M) ^ old) & sel)
-                        elif fk == 23:  # cvt.rn.f32.{s,u}32
-                            t2 = code[pc, F_TYPE2]
-                            S2 = np.int64(0x80000000) if (t2 >> 4) == TK_S else np.int64(0)
-                            for l in range(32):
-                                if (mask >> l) & 1:
-                                    r32 = np.float32((((R[oa + l] & 0xFFFFFFFF) ^ S2) - S2))
-                                    R[od + l] = 0
-                                    Rf32[2 * (od + l)] = r32
-                        elif fk == 24:  # cvt.rzi.{s,u}32.f32
-                            for l in range(32):
-                                if (mask >> l) & 1:
-                                    R[od + l] = canon(float_to_int(np.float64(Rf32[2 * (oa + l)]), t, 5), t)
-                        else:  # integer widening/narrowing between 32 and 64 bits
-                            t2 = code[pc, F_TYPE2]
-                            for l in range(32):
-                                sel = -((mask >> l) & 1)
-                                old = R[od + l]
-                                R[od + l] = old ^ ((canon(canon(R[oa + l], t2), t) ^ old) & sel)
-                    elif fk != 0:
+                    elif fk >= FK_LD_UNIFORM:
+                        rc, nreq, rec_space = fast_misc(fk, code, pc, t, mask, R, Rf32, rbase, C, P, addr, lspace,
+                                                        lane_on, err, b, w)
+                    elif fk != FK_NONE:
                         fast_alu(fk, t, code[pc, F_SUB], mask, R, Rf32, rbase + code[pc, F_D0] * 32,
                                  code[pc, F_SK0], code[pc, F_SV0], code[pc, F_SK0 + 2], code[pc, F_SV0 + 2],
                                  code[pc, F_SK0 + 4], code[pc, F_SV0 + 4], rbase, scratch, vb, vc, vd,
                                  vbf, vcf, vdf)
                     else:
-                        ns = code[pc, F_NS]
-                        if ns > 0:
-                            fetch_src(va, code[pc, F_SK0], code[pc, F_SV0], R, rbase, w, nw, tid_x, tid_y, tid_z,
-                                      bx, by, bz, cx, cy, cz, gx, gy, gz, ws[WS_WARP_INSTRS], dyn_smem, smem_size)
-                        if ns > 1:
-                            fetch_src(vb, code[pc, F_SK0 + 2], code[pc, F_SV0 + 2], R, rbase, w, nw, tid_x, tid_y, tid_z,
-                                      bx, by, bz, cx, cy, cz, gx, gy, gz, ws[WS_WARP_INSTRS], dyn_smem, smem_size)
-                        if ns > 2:
-                            fetch_src(vc, code[pc, F_SK0 + 4], code[pc, F_SV0 + 4], R, rbase, w, nw, tid_x, tid_y, tid_z,
-                                      bx, by, bz, cx, cy, cz, gx, gy, gz, ws[WS_WARP_INSTRS], dyn_smem, smem_size)
-                        if ns > 3:
-                            fetch_src(vd, code[pc, F_SK0 + 6], code[pc, F_SV0 + 6], R, rbase, w, nw, tid_x, tid_y, tid_z,
-                                      bx, by, bz, cx, cy, cz, gx, gy, gz, ws[WS_WARP_INSTRS], dyn_smem, smem_size)
-                        d0 = code[pc, F_D0]
-                        # ---- execute
-                        if op == OP_MOV:
-                            for l in range(32):
-                                vr[l] = canon(va[l], t) if tkind != TK_F else va[l]
-                        elif op == OP_BRA:
-                            count_mask = amask
-                            taken = mask
-                            nt = amask & ~taken
-                            tgt = code[pc, F_TARGET]
-                            if nt == 0:
-                                next_pc = tgt
-                            elif taken != 0:
-                                if d + 2 > MAX_STACK:
-                                    fault(err, E_STACK, b, w, 0, pc, 0, 0)
-                                    return 2
-                                rpc = code[pc, F_RPC]
-                                spc[w, top] = rpc
-                                spc[w, d] = pc + 1
-                                srpc[w, d] = rpc
-                                smask[w, d] = nt
-                                spc[w, d + 1] = tgt
-                                srpc[w, d + 1] = rpc
-                                smask[w, d + 1] = taken
-                                depth[w] = d + 2
-                                next_pc = -3  # stack already updated
-                        elif op == OP_RET or op == OP_EXIT:
-                            if mask != 0:
-                                for k2 in range(d):
-                                    smask[w, k2] &= ~mask
-                        elif op == OP_BAR:
-                            if mask != 0:
-                                status[w] = 1
-                        elif op == OP_LD or op == OP_ST or op == OP_ATOM or op == OP_RED:
-                            space = code[pc, F_SPACE]
-                            vec = code[pc, F_VEC]
-                            nbytes = tsize * vec
-                            abase = code[pc, F_ABASE]
-                            aoff = code[pc, F_AOFF]
-                            for l in range(32):
-                                if (mask >> l) & 1:
-                                    a = aoff
-                                    if abase >= 0:
-                                        a += R[rbase + abase * 32 + l]
-                                    sp = space
-                                    if sp == SP_GENERIC:
-                                        if a >= LOCAL_WINDOW:
-                                            sp = SP_LOCAL
-                                            a -= LOCAL_WINDOW
-                                        elif a >= SHARED_WINDOW:
-                                            sp = SP_SHARED
-                                            a -= SHARED_WINDOW
-                                        else:
-                                            sp = SP_GLOBAL
-                                    addr[l] = a
-                                    lspace[l] = sp
-                                    if rec_space == 0:
-                                        rec_space = sp
-                                    elif rec_space != sp:
-                                        rec_space = SP_GENERIC
-                                    ok = True
-                                    if sp == SP_GLOBAL:
-                                        i = a - gbase
-                                        ok = i >= 0 and i + nbytes <= glen and gshadow[i] != 0 and gshadow[i + nbytes - 1] != 0
-                                    elif sp == SP_SHARED:
-                                        ok = a >= 0 and a + nbytes <= smem_size
-                                    elif sp == SP_LOCAL:
-                                        ok = a >= 0 and a + nbytes <= local_size
-                                    elif sp == SP_CONST:
-                                        ok = a >= 0 and a + nbytes <= len(cmem)
-                                    elif sp == SP_PARAM:
-                                        ok = a >= 0 and a + nbytes <= len(pmem)
-                                    if (op != OP_LD) and (sp == SP_CONST or sp == SP_PARAM):
-                                        ok = False
-                                    if not ok or a & (nbytes - 1):  # sizes are powers of two (vec is 1, 2 or 4)
-                                        fault(err, E_OOB if not ok else E_MISALIGNED, b, w, l, pc, a, sp)
-                                        return 2
-                            # perform the accesses lane by lane (atomics in lane order)
-                            aop = code[pc, F_SUB]
-                            for l in range(32):
-                                if not (mask >> l) & 1:
-                                    continue
-                                sp = lspace[l]
-                                a = addr[l]
-                                if sp == SP_GLOBAL:
-                                    lane_access(op, aop, t, tsize, vec, code, pc, gmem, g16, g32, g64, a - gbase,
-                                                R, rbase, l, va, vb, vc, vd, d0, scratch)
-                                elif sp == SP_SHARED:
-                                    lane_access(op, aop, t, tsize, vec, code, pc, smem, s16, s32, s64, a,
-                                                R, rbase, l, va, vb, vc, vd, d0, scratch)
-                                elif sp == SP_LOCAL:
-                                    # interleave words across the warp's lanes, as hardware does
-                                    lane_access(op, aop, t, tsize, vec, code, pc, lmem, l16, l32, l64,
-                                                ((w * lwords + (a >> 2)) * 32 + l) * 4 + (a & 3),
-                                                R, rbase, l, va, vb, vc, vd, d0, scratch)
-                                elif sp == SP_CONST:
-                                    lane_access(op, aop, t, tsize, vec, code, pc, cmem, c16, c32, c64, a,
-                                                R, rbase, l, va, vb, vc, vd, d0, scratch)
-                                else:
-                                    lane_access(op, aop, t, tsize, vec, code, pc, pmem, p16, p32, p64, a,
-                                                R, rbase, l, va, vb, vc, vd, d0, scratch)
-                            # requests: distinct 128-byte lines (global/local), bank ways (shared)
-                            if rec_space == SP_GLOBAL or rec_space == SP_LOCAL or rec_space == SP_GENERIC:
-                                for l in range(32):
-                                    if (mask >> l) & 1:
-                                        sp = lspace[l]
-                                        if sp == SP_GLOBAL:
-                                            line = addr[l] & ~np.int64(127)
-                                        elif sp == SP_LOCAL:
-                                            line = (LOCAL_WINDOW + (((wid * lwords + (addr[l] >> 2)) * 32 + l) * 4)) & ~np.int64(127)
-                                        else:
-                                            continue
-                                        nreq = insert_line(lines_tmp, nreq, line)
-                                if rec_space == SP_LOCAL:
-                                    bs[BS_LOCAL_REQS] += nreq
-                                else:
-                                    bs[BS_GLOBAL_REQS] += nreq
-                                ws[WS_MEM_REQS] += nreq
-                            elif rec_space == SP_SHARED:
-                                for k2 in range(32):
-                                    bank_cnt[k2] = 0
-                                ways = 0
-                                for l in range(32):
-                                    if (mask >> l) & 1:
-                                        ways = add_bank_word(bank_cnt, bank_words, addr[l] >> 2, ways)
-                                nreq = ways
-                                bs[BS_SHARED_INSTRS] += 1
-                                bs[BS_SHARED_WAYS] += ways
-                            elif rec_space == SP_CONST:
-                                nreq = 0
-                                for l in range(32):
-                                    if (mask >> l) & 1:
-                                        dup = False
-                                        for k2 in range(nreq):
-                                            if lines_tmp[k2] == addr[l]:
-                                                dup = True
-                                                break
-                                        if not dup:
-                                            lines_tmp[nreq] = addr[l]
-                                            nreq += 1
-                            next_pc = pc + 1
-                            d0 = -1  # results already written
-                        elif op == OP_SHFL:
-                            mode = code[pc, F_SUB]
-                            for l in range(32):
-                                bval = vb[l] & 31
-                                cval = vc[l] & 31
-                                segmask = (vc[l] >> 8) & 31
-                                max_lane = (l & segmask) | (cval & ~segmask)
-                                min_lane = l & segmask
-                                if mode == 0:
-                                    j = l - bval
-                                    pv = j >= max_lane
-                                elif mode == 1:
-                                    j = l + bval
-                                    pv = j <= max_lane
-                                elif mode == 2:
-                                    j = l ^ bval
-                                    pv = j <= max_lane
-                                else:
-                                    j = min_lane | (bval & ~segmask)
-                                    pv = j <= max_lane
-                                if not pv:
-                                    j = l
-                                vr[l] = va[j] & 0xFFFFFFFF
-                                vr2[l] = 1 if pv else 0
-                        elif op == OP_VOTE:
-                            mode = code[pc, F_SUB]
-                            ballot = 0
-                            for l in range(32):
-                                if (mask >> l) & 1 and va[l] != 0:
-                                    ballot |= np.int64(1) << l
-                            for l in range(32):
-                                if mode == 3:
-                                    vr[l] = ballot
-                                elif mode == 0:
-                                    vr[l] = 1 if ballot == mask else 0
-                                elif mode == 1:
-                                    vr[l] = 1 if ballot != 0 else 0
-                                else:
-                                    vr[l] = 1 if (ballot == mask or ballot == 0) else 0
-                        elif op == OP_ACTIVEMASK:
-                            for l in range(32):
-                                vr[l] = amask
-                        elif op == OP_MEMBAR:
-                            d0 = -1
-                        elif op == OP_SETP:
-                            cmp = code[pc, F_SUB]
-                            bop = code[pc, F_TYPE2]
-                            for l in range(32):
-                                if (mask >> l) & 1:
-                                    if tkind == TK_F:
-                                        if tsize == 4:
-                                            rb = float_cmp(cmp, np.float64(vaf[2 * l]), np.float64(vbf[2 * l]))
-                                        else:
-                                            rb = float_cmp(cmp, vad[l], vbd[l])
-                                    else:
-                                        rb = int_cmp(cmp, t, canon(va[l], t), canon(vb[l], t))
-                                    x = 1 if rb else 0
-                                    if bop == 1:
-                                        x2 = x & vc[l]
-                                        x3 = (1 - x) & vc[l]
-                                    elif bop == 2:
-                                        x2 = x | vc[l]
-                                        x3 = (1 - x) | vc[l]
-                                    elif bop == 3:
-                                        x2 = x ^ vc[l]
-                                        x3 = (1 - x) ^ vc[l]
-                                    else:
-                                        x2 = x
-                                        x3 = 1 - x
-                                    vr[l] = x2
-                                    vr2[l] = x3
-                        elif op == OP_SELP:
-                            for l in range(32):
-                                vr[l] = va[l] if vc[l] != 0 else vb[l]
-                        elif op == OP_SLCT:
-                            t2 = code[pc, F_TYPE2]
-                            for l in range(32):
-                                if (t2 >> 4) == TK_F:
-                                    cnd = vcf[2 * l] >= 0.0
-                                else:
-                                    cnd = canon(vc[l], t2) >= 0
-                                vr[l] = va[l] if cnd else vb[l]
-                        elif op == OP_CVTA:
-                            sp = code[pc, F_SPACE]
-                            to = code[pc, F_SUB]
-                            for l in range(32):
-                                x = va[l]
-                                if sp == SP_SHARED:
-                                    x = x - SHARED_WINDOW if to == 1 else x + SHARED_WINDOW
-                                elif sp == SP_LOCAL:
-                                    x = x - LOCAL_WINDOW if to == 1 else x + LOCAL_WINDOW
-                                vr[l] = canon(x, t)
-                        elif op == OP_CVT:
-                            t2 = code[pc, F_TYPE2]
-                            rnd = code[pc, F_RND]
-                            flags = code[pc, F_FLAGS]
-                            for l in range(32):
-                                if not (mask >> l) & 1:
-                                    continue
-                                if (t2 >> 4) == TK_F:
-                                    xf = np.float64(vaf[2 * l]) if (t2 & 15) == 4 else vad[l]
-                                    if (flags & FL_FTZ) and (t2 & 15) == 4:
-                                        xf = np.float64(ftz32(np.float32(xf)))
-                                    if tkind == TK_F:
-                                        if rnd >= 4:
-                                            xf = round_int_f64(xf, rnd)
-                                        if flags & FL_SAT:
-                                            xf = 0.0 if xf != xf else min(max(xf, 0.0), 1.0)
-                                        if tsize == 4:
-                                            cf = round_pair_f32(xf, 0.0, rnd if rnd < 4 else 0)
-                                            if flags & FL_FTZ:
-                                                cf = ftz32(cf)
-                                            vrf[2 * l] = cf
-                                        else:
-                                            vrd[l] = xf
-                                    else:
-                                        vr[l] = canon(float_to_int(xf, t, rnd), t)
-                                else:
-                                    cx_ = canon(va[l], t2)
-                                    if tkind == TK_F:
-                                        if (t2 & 15) == 8 and (t2 >> 4) != TK_S and cx_ < 0:
-                                            xf = np.float64(np.uint64(cx_))
-                                        else:
-                                            xf = np.float64(cx_)
-                                        if tsize == 4:
-                                            vrf[2 * l] = round_pair_f32(xf, 0.0, rnd if rnd < 4 else 0)
-                                        else:
-                                            vrd[l] = xf
-                                    else:
-                                        if flags & FL_SAT:
-                                            cx_ = int_sat(cx_, t2, t)
-                                        vr[l] = canon(cx_, t)
-                        elif tkind == TK_F:
-                            rnd = code[pc, F_RND]
-                            flags = code[pc, F_FLAGS]
-                            ftz = (flags & FL_FTZ) != 0
-                            sat = (flags & FL_SAT) != 0
-                            rmode = rnd if rnd < 4 else 0
-                            if tsize == 4:
-                                for l in range(32):
-                                    if not (mask >> l) & 1:
-                                        continue
-                                    fx = vaf[2 * l]
-                                    fy = vbf[2 * l]
-                                    fz = vcf[2 * l]
-                                    if ftz:
-                                        fx = ftz32(fx)
-                                        fy = ftz32(fy)
-                                        fz = ftz32(fz)
-                                    if op == OP_ADD:
-                                        fr = add_f32(fx, fy, rmode)
-                                    elif op == OP_SUB:
-                                        fr = add_f32(fx, -fy, rmode)
-                                    elif op == OP_MUL:
-                                        fr = mul_f32(fx, fy, rmode)
-                                    elif op == OP_FMA or op == OP_MAD:
-                                        fr = fma_f32(fx, fy, fz, rmode)
-                                    elif op == OP_DIV:
-                                        if rnd == 0:
-                                            fr = np.float32(fx / fy) if fy != 0 else np.float32(
-                                                np.inf * math.copysign(1.0, fx) * math.copysign(1.0, fy) if fx != 0 and fx == fx else np.nan)
-                                        else:
-                                            fr = np.float32(np.float64(fx) / np.float64(fy)) if fy != 0 else np.float32(
-                                                np.inf * math.copysign(1.0, fx) * math.copysign(1.0, fy) if fx != 0 and fx == fx else np.nan)
-                                    elif op == OP_MIN:
-                                        fr = np.float32(fmin(fx, fy))
-                                    elif op == OP_MAX:
-                                        fr = np.float32(fmax(fx, fy))
-                                    elif op == OP_ABS:
-                                        fr = np.float32(abs(fx))
-                                    elif op == OP_NEG:
-                                        fr = -fx
-                                    elif op == OP_RCP:
-                                        fr = np.float32(np.float32(1.0) / fx) if fx != 0 else np.float32(math.copysign(np.inf, fx))
-                                    elif op == OP_SQRT:
-                                        fr = np.float32(np.sqrt(fx)) if fx >= 0 else np.float32(np.nan) if fx == fx and fx != 0 else fx
-                                    elif op == OP_RSQRT:
-                                        fr = np.float32(1.0 / math.sqrt(np.float64(fx))) if fx > 0 else (
-                                            np.float32(math.copysign(np.inf, fx)) if fx == 0 else np.float32(np.nan))
-                                    # transcendentals: evaluated in f64 and rounded once (on an f32 argument
-                                    # numba would call single-precision libm, up to 1 ulp off)
-                                    elif op == OP_SIN:
-                                        fr = np.float32(math.sin(np.float64(fx))) if not math.isinf(fx) else np.float32(np.nan)
-                                    elif op == OP_COS:
-                                        fr = np.float32(math.cos(np.float64(fx))) if not math.isinf(fx) else np.float32(np.nan)
-                                    elif op == OP_TANH:
-                                        fr = np.float32(math.tanh(np.float64(fx)))
-                                    elif op == OP_LG2:
-                                        fr = np.float32(math.log2(np.float64(fx))) if fx > 0 else (
-                                            np.float32(-np.inf) if fx == 0 else np.float32(np.nan))
-                                    elif op == OP_EX2:
-                                        fxx = np.float64(fx)
-                                        fr = np.float32(2.0 ** fxx) if (fxx < 1024 or fxx != fxx) else np.float32(np.inf)
-                                    elif op == OP_COPYSIGN:
-                                        fr = np.float32(math.copysign(fy, fx))
-                                    else:
-                                        fault(err, E_BAD_OP, b, w, 0, pc, 0, 0)
-                                        return 2
-                                    if sat:
-                                        fr = np.float32(0.0) if fr != fr else min(max(fr, np.float32(0.0)), np.float32(1.0))
-                                    if ftz:
-                                        fr = ftz32(fr)
-                                    vr[l] = 0
-                                    vrf[2 * l] = fr
-                            else:
-                                for l in range(32):
-                                    if not (mask >> l) & 1:
-                                        continue
-                                    dx = vad[l]
-                                    dy = vbd[l]
-                                    dz = vcd[l]
-                                    if op == OP_ADD:
-                                        dr = dx + dy
-                                    elif op == OP_SUB:
-                                        dr = dx - dy
-                                    elif op == OP_MUL:
-                                        dr = dx * dy
-                                    elif op == OP_FMA or op == OP_MAD:
-                                        dr = fma_f64(dx, dy, dz, rmode)
-                                    elif op == OP_DIV:
-                                        dr = dx / dy if dy != 0 else (math.copysign(np.inf, dx) * math.copysign(1.0, dy) if dx != 0 and dx == dx else np.nan)
-                                    elif op == OP_MIN:
-                                        dr = fmin(dx, dy)
-                                    elif op == OP_MAX:
-                                        dr = fmax(dx, dy)
-                                    elif op == OP_ABS:
-                                        dr = abs(dx)
-                                    elif op == OP_NEG:
-                                        dr = -dx
-                                    elif op == OP_RCP:
-                                        dr = 1.0 / dx if dx != 0 else math.copysign(np.inf, dx)
-                                    elif op == OP_SQRT:
-                                        dr = math.sqrt(dx) if dx >= 0 else (dx if dx == 0 else np.nan)
-                                    elif op == OP_RSQRT:
-                                        dr = 1.0 / math.sqrt(dx) if dx > 0 else (math.copysign(np.inf, dx) if dx == 0 else np.nan)
-                                    elif op == OP_COPYSIGN:
-                                        dr = math.copysign(dy, dx)
-                                    else:
-                                        fault(err, E_BAD_OP, b, w, 0, pc, 0, 0)
-                                        return 2
-                                    if sat:
-                                        dr = 0.0 if dr != dr else min(max(dr, 0.0), 1.0)
-                                    vrd[l] = dr
+                        op = code[pc, F_OP]
+                        if op == OP_BRA or op == OP_RET or op == OP_EXIT or op == OP_BAR:
+                            rc, next_pc, count_mask = exec_control(code, pc, op, mask, amask, w, d, top, spc, srpc,
+                                                                   smask, depth, status, err, b)
                         else:
-                            # integer and predicate ALU
-                            sub = code[pc, F_SUB]
-                            for l in range(32):
-                                if not (mask >> l) & 1:
-                                    continue
-                                x = canon(va[l], t)
-                                if op == OP_ADD or op == OP_SUB or op == OP_MUL or op == OP_MIN or op == OP_MAX or \
-                                        op == OP_AND or op == OP_OR or op == OP_XOR or op == OP_DIV or op == OP_REM:
-                                    r = int_binop(op, sub, t, x, canon(vb[l], t))
-                                elif op == OP_SHL or op == OP_SHR:
-                                    r = int_binop(op, sub, t, x, vb[l] & 0xFFFFFFFF)
-                                elif op == OP_MAD:
-                                    y = canon(vb[l], t)
-                                    if sub == 2:
-                                        r = canon(int_binop(OP_MUL, 2, t, x, y) + canon(vc[l], t + tsize), t + tsize)
-                                    elif sub == 1:
-                                        r = canon(int_binop(OP_MUL, 1, t, x, y) + canon(vc[l], t), t)
-                                    else:
-                                        r = canon(x * y + vc[l], t)
-                                elif op == OP_NOT:
-                                    r = (x ^ 1) if tkind == TK_P else canon(~x, t)
-                                elif op == OP_CNOT:
-                                    r = np.int64(1) if x == 0 else np.int64(0)
-                                elif op == OP_NEG:
-                                    r = canon(-x, t)
-                                elif op == OP_ABS:
-                                    r = canon(abs(x), t)
-                                elif op == OP_POPC:
-                                    u = x & 0xFFFFFFFF if tsize == 4 else x
-                                    c = 0
-                                    while u != 0:
-                                        u &= u - 1
-                                        c += 1
-                                    r = np.int64(c)
-                                elif op == OP_CLZ:
-                                    nb = tsize * 8
-                                    c = 0
-                                    for k2 in range(nb - 1, -1, -1):
-                                        if (x >> k2) & 1:
-                                            break
-                                        c += 1
-                                    r = np.int64(c)
-                                elif op == OP_BREV:
-                                    nb = tsize * 8
-                                    r = np.int64(0)
-                                    for k2 in range(nb):
-                                        if (x >> k2) & 1:
-                                            r |= np.int64(1) << (nb - 1 - k2)
-                                    r = canon(r, t)
-                                elif op == OP_BFE:
-                                    nb = tsize * 8
-                                    pos = vb[l] & 0xFF
-                                    ln = vc[l] & 0xFF
-                                    # PTX ISA bfe: sbit = 0 for unsigned or len 0, else a[min(pos+len-1, msb)]
-                                    if tkind == TK_S and ln != 0:
-                                        sbit = ((x >> min(pos + ln - 1, nb - 1)) & 1) == 1
-                                    else:
-                                        sbit = False
-                                    r = np.int64(0)
-                                    for k2 in range(nb):
-                                        if k2 < ln and pos + k2 <= nb - 1:
-                                            bit = (x >> (pos + k2)) & 1
-                                        else:
-                                            bit = 1 if sbit else 0
-                                        if bit:
-                                            r |= np.int64(1) << k2
-                                    r = canon(r, t)
-                                elif op == OP_BFI:
-                                    nb = tsize * 8
-                                    y = canon(vb[l], t)
-                                    pos = vc[l] & 0xFF
-                                    ln = vd[l] & 0xFF
-                                    r = y
-                                    for k2 in range(ln):
-                                        if pos + k2 >= nb:
-                                            break
-                                        bit = np.int64(1) << (pos + k2)
-                                        if (x >> k2) & 1:
-                                            r |= bit
-                                        else:
-                                            r &= ~bit
-                                    r = canon(r, t)
-                                elif op == OP_PRMT:
-                                    y = vb[l] & 0xFFFFFFFF
-                                    sel = vc[l]
-                                    src8 = (x & 0xFFFFFFFF) | (y << 32)
-                                    r = np.int64(0)
-                                    for k2 in range(4):
-                                        nib = (sel >> (4 * k2)) & 15
-                                        byte = (src8 >> (8 * (nib & 7))) & 0xFF
-                                        if nib & 8:
-                                            byte = 0xFF if (byte & 0x80) else 0
-                                        r |= byte << (8 * k2)
-                                else:
-                                    fault(err, E_BAD_OP, b, w, 0, pc, 0, 0)
-                                    return 2
-                                vr[l] = r
-                        # ---- write back
-                        if d0 >= 0 and code[pc, F_ND] > 0 and op != OP_BRA:
-                            o = rbase + d0 * 32
-                            if op == OP_SETP or op == OP_VOTE and code[pc, F_SUB] != 3:
-                                for l in range(32):
-                                    if (mask >> l) & 1:
-                                        R[o + l] = vr[l]
-                                if code[pc, F_ND] > 1:
-                                    o2 = rbase + code[pc, F_D0 + 1] * 32
-                                    for l in range(32):
-                                        if (mask >> l) & 1:
-                                            R[o2 + l] = vr2[l]
+                            for k in range(code[pc, F_NS]):
+                                fetch_src(V[k], code[pc, F_SK0 + 2 * k], code[pc, F_SV0 + 2 * k], R, rbase, w, tids,
+                                          geo, cta, ws[WS_WARP_INSTRS])
+                            if op == OP_LD or op == OP_ST or op == OP_ATOM or op == OP_RED:
+                                rc, nreq, rec_space = exec_memory(code, pc, mask, b, w, wid, rbase, R, V, views, gshadow, work,
+                                                                  geo, bs, ws, err)
                             else:
-                                tw = t
-                                if op == OP_MUL and code[pc, F_SUB] == 2 or op == OP_MAD and code[pc, F_SUB] == 2:
-                                    tw = t + tsize
-                                for l in range(32):
-                                    if (mask >> l) & 1:
-                                        R[o + l] = canon(vr[l], tw) if (tw >> 4) != TK_F else (
-                                            vr[l] & 0xFFFFFFFF if (tw & 15) == 4 else vr[l])
-                                if op == OP_SHFL and code[pc, F_ND] > 1:
-                                    o2 = rbase + code[pc, F_D0 + 1] * 32
-                                    for l in range(32):
-                                        if (mask >> l) & 1:
-                                            R[o2 + l] = vr2[l]
-                    # ---- statistics and trace
-                    cm = count_mask - ((count_mask >> 1) & 0x55555555)
-                    cm = (cm & 0x33333333) + ((cm >> 2) & 0x33333333)
-                    nthr = (((cm + (cm >> 4)) & 0x0F0F0F0F) * 0x01010101 & 0xFFFFFFFF) >> 24
+                                rc = exec_general(code, pc, mask, amask, b, w, rbase, R, V, err)
+                    if rc != 0:
+                        return 2
+                    nthr = popc32(count_mask)
                     bs[BS_WARP_INSTRS] += 1
                     bs[BS_THREAD_INSTRS] += nthr
                     ws[WS_WARP_INSTRS] += 1
                     ws[WS_THREAD_INSTRS] += nthr
                     if trace_on:
-                        tr_warp[n_rec] = wid
-                        tr_pc[n_rec] = pc
-                        tr_mask[n_rec] = np.uint32(count_mask & 0xFFFFFFFF)
-                        tr_space[n_rec] = rec_space
-                        tr_nreq[n_rec] = nreq
-                        if nreq > 0 and (rec_space == SP_GLOBAL or rec_space == SP_LOCAL or rec_space == SP_GENERIC):
-                            for k2 in range(nreq):
-                                lines[n_lines + k2] = lines_tmp[k2]
-                            n_lines += nreq
-                        if lane_on and rec_space != 0:
-                            for l in range(32):
-                                if (count_mask >> l) & 1:
-                                    sp = lspace[l]
-                                    a = addr[l]
-                                    if sp == SP_SHARED:
-                                        a += SHARED_WINDOW
-                                    elif sp == SP_LOCAL:   # as the lines: interleaved per warp
-                                        a = LOCAL_WINDOW + ((wid * lwords + (a >> 2)) * 32 + l) * 4 + (a & 3)
-                                    laddr[n_addr] = a
-                                    n_addr += 1
-                        n_rec += 1
-                    # ---- advance
+                        n_rec, n_lines, n_addr = record(trace, n_rec, n_lines, n_addr, wid, pc, count_mask,
+                                                        rec_space, nreq, lines_tmp, lane_on, addr, lspace, lwords)
                     if next_pc != -3:
                         spc[w, top] = next_pc
                     if status[w] == 1:
@@ -1518,12 +1644,30 @@ def _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
                     live += 1
         b += 1
         state[2] = 0
-    state[0] = b
-    state[3] = n_rec
-    state[4] = n_lines
-    state[5] = instr_done
-    state[6] = n_addr
+    state[0], state[3], state[4], state[5], state[6] = b, n_rec, n_lines, instr_done, n_addr
     return 0
+
+
+@njit(inline="always", cache=True)
+def _views(m):
+    """(u8, u16, u32, i64) views of a byte array."""
+    return m, m.view(np.uint16), m.view(np.uint32), m.view(np.int64)
+
+
+@njit(cache=True)
+def _grow_trace(trace, n_rec, n_lines, n_addr, lane_on):
+    """The trace buffers with room for the next instruction: the record
+    arrays doubled when full, the line and address arrays grown to hold 32
+    more entries."""
+    tr_warp, tr_pc, tr_mask, tr_space, tr_nreq, lines, laddr = trace
+    if n_rec >= len(tr_pc):
+        tr_warp, tr_pc, tr_mask = _grow(tr_warp, n_rec + 1), _grow(tr_pc, n_rec + 1), _grow(tr_mask, n_rec + 1)
+        tr_space, tr_nreq = _grow(tr_space, n_rec + 1), _grow(tr_nreq, n_rec + 1)
+    if n_lines + 32 > len(lines):
+        lines = _grow(lines, n_lines + 32)
+    if lane_on and n_addr + 32 > len(laddr):
+        laddr = _grow(laddr, n_addr + 32)
+    return tr_warp, tr_pc, tr_mask, tr_space, tr_nreq, lines, laddr
 
 
 @njit(cache=True)
@@ -1540,109 +1684,32 @@ def run_blocks(code, n_regs, grid, block, blk_begin, blk_end,
     trace holds rec_limit records.  On error fills err = [code, block, warp,
     lane, pc, addr, size] and returns.
     """
-    gx, gy, gz = grid[0], grid[1], grid[2]
     bx, by, bz = block[0], block[1], block[2]
     nthreads = bx * by * bz
     nw = (nthreads + 31) // 32
-    g16 = gmem.view(np.uint16)
-    g32 = gmem.view(np.uint32)
-    g64 = gmem.view(np.int64)
-    c16 = cmem.view(np.uint16)
-    c32 = cmem.view(np.uint32)
-    c64 = cmem.view(np.int64)
-    p16 = pmem.view(np.uint16)
-    p32 = pmem.view(np.uint32)
-    p64 = pmem.view(np.int64)
-    smem = np.zeros(((smem_size + 7) // 8) * 8 + 8, np.uint8)
-    s16 = smem.view(np.uint16)
-    s32 = smem.view(np.uint32)
-    s64 = smem.view(np.int64)
+    geo = (np.int64(n_regs), grid[0], grid[1], grid[2], bx, by, bz, np.int64(blk_begin), np.int64(blk_end),
+           np.int64(smem_size), np.int64(local_size), np.int64(dyn_smem), np.int64(gbase))
     lwords = (local_size + 3) // 4
+    smem = np.zeros(((smem_size + 7) // 8) * 8 + 8, np.uint8)
     lmem = np.zeros(max(8, ((nw * 32 * lwords * 4 + 7) // 8) * 8), np.uint8)
-    l16 = lmem.view(np.uint16)
-    l32 = lmem.view(np.uint32)
-    l64 = lmem.view(np.int64)
-    glen = len(gmem)
+    mem = (gmem, cmem, pmem, smem, lmem, gshadow)
     R = np.zeros(nw * n_regs * 32, np.int64)
-    Rf32 = R.view(np.float32)
-    Rf64 = R.view(np.float64)
-    va = np.zeros(32, np.int64)
-    vb = np.zeros(32, np.int64)
-    vc = np.zeros(32, np.int64)
-    vd = np.zeros(32, np.int64)
-    vr = np.zeros(32, np.int64)
-    vr2 = np.zeros(32, np.int64)
-    vaf = va.view(np.float32)
-    vbf = vb.view(np.float32)
-    vcf = vc.view(np.float32)
-    vdf = vd.view(np.float32)
-    vrf = vr.view(np.float32)
-    vad = va.view(np.float64)
-    vbd = vb.view(np.float64)
-    vcd = vc.view(np.float64)
-    vrd = vr.view(np.float64)
-    addr = np.zeros(32, np.int64)
-    lspace = np.zeros(32, np.int64)
-    scratch = np.zeros(1, np.int64)
-    lines_tmp = np.zeros(32, np.int64)
-    bank_cnt = np.zeros(32, np.int64)
-    bank_words = np.zeros((32, 32), np.int64)
-    tid_x = np.zeros(nw * 32, np.int64)
-    tid_y = np.zeros(nw * 32, np.int64)
-    tid_z = np.zeros(nw * 32, np.int64)
-    for t in range(nw * 32):
-        tid_x[t] = t % bx
-        tid_y[t] = (t // bx) % by
-        tid_z[t] = t // (bx * by)
-    spc = np.zeros((nw, MAX_STACK), np.int64)
-    srpc = np.zeros((nw, MAX_STACK), np.int64)
-    smask = np.zeros((nw, MAX_STACK), np.int64)
-    depth = np.zeros(nw, np.int64)
-    status = np.zeros(nw, np.int64)  # 0 run, 1 at barrier, 2 done
+    V = np.zeros((6, 32), np.int64)   # operands a, b, c, d and results r, r2
+    work = (np.zeros(32, np.int64), np.zeros(32, np.int64), np.zeros(1, np.int64), np.zeros(32, np.int64),
+            np.zeros(32, np.int64), np.zeros((32, 32), np.int64))
+    tid = np.arange(nw * 32)
+    tids = (tid % bx, (tid // bx) % by, tid // (bx * by))
+    warps = (np.zeros((nw, MAX_STACK), np.int64), np.zeros((nw, MAX_STACK), np.int64),
+             np.zeros((nw, MAX_STACK), np.int64), np.zeros(nw, np.int64),
+             np.zeros(nw, np.int64))   # status: 0 run, 1 at barrier, 2 done
     cap = 1 << 16
-    tr_warp = np.zeros(cap, np.int32)
-    tr_pc = np.zeros(cap, np.int32)
-    tr_mask = np.zeros(cap, np.uint32)
-    tr_space = np.zeros(cap, np.int8)
-    tr_nreq = np.zeros(cap, np.int16)
-    lines = np.zeros(cap, np.int64)
-    laddr = np.zeros(cap if lane_on else 1, np.int64)
-    n_rec = 0
-    n_lines = 0
+    trace = (np.zeros(cap, np.int32), np.zeros(cap, np.int32), np.zeros(cap, np.uint32), np.zeros(cap, np.int8),
+             np.zeros(cap, np.int16), np.zeros(cap, np.int64), np.zeros(cap if lane_on else 1, np.int64))
     state = np.zeros(8, np.int64)
     state[0] = blk_begin
     state[5] = instr_done
-    while True:
-        rc = _interp(code, n_regs, gx, gy, gz, bx, by, bz, blk_begin, blk_end,
-                     gmem, g16, g32, g64, gshadow, gbase, cmem, c16, c32, c64, pmem, p16, p32, p64,
-                     smem, s16, s32, s64, smem_size, lmem, l16, l32, l64, local_size,
-                     R, Rf32, Rf64, va, vb, vc, vd, vr, vr2, vaf, vbf, vcf, vdf, vrf, vad, vbd, vcd, vrd,
-                     addr, lspace, scratch, lines_tmp, bank_cnt, bank_words, tid_x, tid_y, tid_z,
-                     spc, srpc, smask, depth, status, tr_warp, tr_pc, tr_mask, tr_space, tr_nreq, lines,
-                     trace_on, rec_limit, instr_limit, blk_stats, warp_stats, err, dyn_smem, state, lane_on, laddr)
-        if rc != 1:
-            break
-        n = state[3]
-        if n >= len(tr_pc):
-            nc = 2 * len(tr_pc)
-            t1 = np.empty(nc, np.int32)
-            t1[:n] = tr_warp[:n]
-            tr_warp = t1
-            t2 = np.empty(nc, np.int32)
-            t2[:n] = tr_pc[:n]
-            tr_pc = t2
-            t3 = np.empty(nc, np.uint32)
-            t3[:n] = tr_mask[:n]
-            tr_mask = t3
-            t4 = np.empty(nc, np.int8)
-            t4[:n] = tr_space[:n]
-            tr_space = t4
-            t5 = np.empty(nc, np.int16)
-            t5[:n] = tr_nreq[:n]
-            tr_nreq = t5
-        if state[4] + 32 > len(lines):
-            lines = _grow_i64(lines, state[4] + 32)
-        if lane_on and state[6] + 32 > len(laddr):
-            laddr = _grow_i64(laddr, state[6] + 32)
-    return (state[0], state[5], state[3], tr_warp, tr_pc, tr_mask, tr_space, tr_nreq, state[4], lines, state[6],
-            laddr)
+    while _interp(code, geo, (trace_on, rec_limit, instr_limit, lane_on), mem, R, V, work, tids, warps, trace,
+                  blk_stats, warp_stats, err, state) == 1:
+        trace = _grow_trace(trace, state[3], state[4], state[6], lane_on)
+    return (state[0], state[5], state[3], trace[0], trace[1], trace[2], trace[3], trace[4], state[4], trace[5],
+            state[6], trace[6])

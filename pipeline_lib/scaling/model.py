@@ -397,7 +397,7 @@ class ScalingModel:
                 "shape": list(self.shape_), "meta": self.meta_, "lo": self.lo_.tolist(), "hi": self.hi_.tolist(),
                 "centroids": {k: v.tolist() for k, v in self.centroids_.items()},
                 "networks": {k: _net_json(n) for k, n in self.networks_.items()}}
-        from ..trace.parquet_io import write_text
+        from ..io import write_text
         write_text(json.dumps(data, sort_keys=True), path)
 
     @classmethod

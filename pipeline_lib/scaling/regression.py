@@ -84,7 +84,7 @@ class SurfaceRegression:
         and the same bytes on every run."""
         data = {"method": "regression", "base": list(self.base), "seed": self.seed, "shape": list(self.shape_),
                 "meta": self.meta_, "x": self.x_.tolist(), "y": self.y_.tolist()}
-        from ..trace.parquet_io import write_text
+        from ..io import write_text
         write_text(json.dumps(data, sort_keys=True), path)
 
     @classmethod

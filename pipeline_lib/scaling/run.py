@@ -11,10 +11,8 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from ..io import progress, stage_writer
+from ..io import F64, I32, I64, STR, progress, stage_writer, write_text
 from ..plots import pyplot, save
-from ..sim.output import F64, I32, I64, STR
-from ..trace.parquet_io import write_text
 from ..versions import SCALING_VERSION
 from . import evaluate as ev
 from .counters import EXTENDED, FEATURES, MIX_COUNTS, feature_set, kernel_counters, kernel_mix

@@ -30,6 +30,8 @@ field indices are the constants below.
 import numpy as np
 from numba import njit
 
+from .hardware import field_value, l2_service_cycles
+
 INF = np.int64(1) << 60
 
 # static instruction kinds (per PC)
@@ -38,11 +40,60 @@ K_ALU, K_LOAD, K_STORE, K_ATOM, K_BRANCH, K_BAR, K_EXIT = 0, 1, 2, 3, 4, 5, 6
 # resolved memory spaces of the trace (docs/trace_format.md)
 SP_NONE, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM, SP_MIXED = 0, 1, 2, 3, 4, 5, 6
 
-# integer configuration C[...]
-(C_CORES, C_MAXW, C_MAXB, C_IW, C_GTO, C_L1_SETS, C_L1_WAYS, C_L1_LAT, C_MSHR,
- C_L2_SETS, C_L2_WAYS, C_L2_LAT, C_L2_SLICES, C_L2_SVC, C_ICNT, C_CH, C_BANKS, C_DRAM_LAT,
- C_ROW_MISS, C_ROW_OPEN, C_PAGE_LINES, C_SMEM_LAT, C_CONST_LAT, C_BRANCH_LAT, C_BAR_LAT,
- C_OCC, C_WPB, C_NBLOCKS, C_UNIT, C_WATCH, C_BUDGET, C_WARM, C_STALLS, C_L2_HASH, C_N) = range(35)
+# The integer configuration C[...], declared once: each entry names its
+# index constant and says where its value comes from -- a dotted field of
+# the hardware configuration (the schema's default where a file omits it,
+# hardware.field_value), a function of the configuration, or None for what
+# the simulator sets per launch or per run.  The C_* constants are the
+# entries' positions, made module globals below (numba compiles them in as
+# constants), so a new hardware parameter is one line here, its schema
+# entry and its use in the engine (docs/hardware.md).
+CONFIG_FIELDS = (
+    ("C_CORES", "cores"),
+    ("C_MAXW", "sm_limits.warps"),
+    ("C_MAXB", "sm_limits.blocks"),
+    ("C_IW", "issue_width"),
+    ("C_GTO", lambda hw: 1 if hw["scheduler"] == "gto" else 0),
+    ("C_L1_SETS", lambda hw: hw["l1"]["size_bytes"] // (hw["l1"]["line_bytes"] * hw["l1"]["assoc"])),
+    ("C_L1_WAYS", "l1.assoc"),
+    ("C_L1_LAT", "l1.hit_latency"),
+    ("C_MSHR", "l1.mshrs"),
+    ("C_L1_PORTS", "l1.lines_per_cycle"),
+    ("C_L2_SETS", lambda hw: hw["l2"]["size_bytes"] // (hw["l2"]["line_bytes"] * hw["l2"]["assoc"]
+                                                        * hw["l2"]["slices"])),
+    ("C_L2_WAYS", "l2.assoc"),
+    ("C_L2_LAT", "l2.hit_latency"),
+    ("C_L2_SLICES", "l2.slices"),
+    ("C_L2_SVC", l2_service_cycles),
+    ("C_L2_HASH", lambda hw: 1 if field_value(hw, "l2.slice_hash") == "xor" else 0),
+    ("C_ICNT", "interconnect_latency"),
+    ("C_CH", "dram.channels"),
+    ("C_BANKS", "dram.banks"),
+    ("C_DRAM_LAT", "dram.latency"),
+    ("C_ROW_MISS", "dram.row_miss_latency"),
+    ("C_ROW_OPEN", lambda hw: 1 if hw["dram"]["row_policy"] == "open" else 0),
+    ("C_PAGE_LINES", lambda hw: max(1, hw["dram"]["page_bytes"] // hw["l2"]["line_bytes"])),
+    ("C_SMEM_LAT", "latency.shared"),
+    ("C_CONST_LAT", "latency.const"),
+    ("C_BRANCH_LAT", "latency.branch"),
+    ("C_BAR_LAT", "latency.barrier"),
+    ("C_OCC", None), ("C_WPB", None), ("C_NBLOCKS", None), ("C_UNIT", None), ("C_WATCH", None),
+    ("C_BUDGET", None), ("C_WARM", None), ("C_STALLS", None),
+)
+globals().update({name: i for i, (name, _) in enumerate(CONFIG_FIELDS)})
+C_N = len(CONFIG_FIELDS)
+
+
+def config_vector(hw: dict) -> np.ndarray:
+    """C[...] for hardware ``hw``: every hardware-derived entry of
+    :data:`CONFIG_FIELDS` filled, the per-launch ones 0."""
+    C = np.zeros(C_N, np.int64)
+    for i, (_, source) in enumerate(CONFIG_FIELDS):
+        if isinstance(source, str):
+            C[i] = field_value(hw, source)
+        elif source is not None:
+            C[i] = source(hw)
+    return C
 
 # warp slot fields W[slot, ...]
 W_POS, W_END, W_READY, W_STATUS, W_BSLOT, W_AGE, W_UNIT, W_N = range(8)
@@ -534,6 +585,7 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
     if cache_path:
         seen = (ST[ST_MSHR_STALL], ST[ST_L2_MISS], ST[ST_L1_MISS] + ST[ST_L1_MERGE])
         lsu = t
+        in_cycle = 0     # lines the load/store unit has taken in cycle lsu
         l1_sets = C[C_L1_SETS]
         ways = C[C_L1_WAYS]
         if kind == K_LOAD:
@@ -572,6 +624,7 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
                     if mshr[s, 0] > lsu:   # all MSHRs busy: the load/store unit waits
                         ST[ST_MSHR_STALL] += mshr[s, 0] - lsu
                         lsu = mshr[s, 0]
+                        in_cycle = 0
                     rdy = _l2(line, lsu, 0, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, pc)
                     _heap_replace_min(mshr, s, C[C_MSHR], rdy)
                     L1[L1_TAG, s, victim] = line
@@ -588,6 +641,11 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
                 rdy = _l2(line, lsu, 2, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, -1)
                 if rdy > done:
                     done = rdy
+            in_cycle += 1
+            if in_cycle == C[C_L1_PORTS]:
+                lsu += 1
+                in_cycle = 0
+        if in_cycle:
             lsu += 1
         SM[s, SM_LSU] = lsu
         if C[C_STALLS] == 0:
@@ -667,13 +725,16 @@ def _emit_unit(G, UO, UBBV, ubbv, t_end):
 
 
 @njit(cache=True, _nrt=False)
-def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread,
-        t_pc, t_space, t_nreq, t_nthr, t_loff, t_lines,
+def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
         P, L1, mshr, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, BO, UO, UBBV, ubbv, retired):
     """Advance the launch set up in the state arrays.  Returns (code, n):
     RC_DONE when every block has retired, RC_RETIRED with ``n`` blocks listed
     in ``retired`` when C[C_WATCH] is set and blocks retired in the last
-    cycle, RC_BUDGET after C[C_BUDGET] issued instructions."""
+    cycle, RC_BUDGET after C[C_BUDGET] issued instructions.  ``trace`` is the
+    launch's decoded trace: (pc, space, nreq, nthreads, line_off, lines).
+    The other arguments are the state arrays themselves, each read and
+    written by name in the loop (so they stay separate parameters)."""
+    t_pc, t_space, t_nreq, t_nthr, t_loff, t_lines = trace
     S = C[C_CORES]
     MAXW = C[C_MAXW]
     stalls = C[C_STALLS] == 1      # the stall breakdown is kept (docs/simulator.md)

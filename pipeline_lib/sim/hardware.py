@@ -39,10 +39,82 @@ class HardwareError(ValueError):
 
 
 @functools.lru_cache(maxsize=1)
+def hardware_schema() -> dict:
+    """``config/hardware/schema.yaml``: every field with its unit, meaning
+    and, for an optional one, its default."""
+    return yaml.safe_load((HARDWARE_DIR / "schema.yaml").read_text())
+
+
+@functools.lru_cache(maxsize=1)
 def _validator():
     import jsonschema
 
-    return jsonschema.Draft202012Validator(yaml.safe_load((HARDWARE_DIR / "schema.yaml").read_text()))
+    return jsonschema.Draft202012Validator(hardware_schema())
+
+
+def _schema_node(path: str) -> dict:
+    node = hardware_schema()
+    for part in path.split("."):
+        props = node.get("properties", {})
+        if part not in props:
+            raise KeyError(f"config/hardware/schema.yaml: no hardware field '{path}'")
+        node = props[part]
+    return node
+
+
+def field_value(hw: dict, path: str):
+    """The value of the dotted field ``path`` of configuration ``hw``, or the
+    schema's default where the configuration omits it.  Defaults are not
+    written into ``hw``, so a rule's parameters (its hardware slice) do not
+    change when the schema gains an optional field."""
+    node = hw
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            default = _schema_node(path).get("default")
+            if default is None:
+                raise KeyError(f"{hw.get('name', 'hardware')}: field '{path}' is missing and has no default "
+                               "in config/hardware/schema.yaml")
+            return default
+        node = node[part]
+    return node
+
+
+def field_rows() -> list[tuple[str, str, str, str]]:
+    """(dotted field, unit, default, meaning) of every documented field of
+    the schema, in the schema's order (docs/hardware.md's table)."""
+    rows = []
+
+    def walk(props: dict, prefix: str) -> None:
+        for name, node in props.items():
+            path = prefix + name
+            if "description" in node:
+                default = node.get("default")
+                rows.append((path, str(node.get("unit", "")), "" if default is None else f"`{default}`",
+                             " ".join(str(node["description"]).split())))
+            if node.get("type") == "object" and "properties" in node and "description" not in node:
+                walk(node["properties"], path + ".")
+
+    walk(hardware_schema()["properties"], "")
+    return rows
+
+
+DOC_BEGIN = "<!-- fields: generated from config/hardware/schema.yaml by `python -m pipeline_lib.sim --hardware-doc` -->"
+DOC_END = "<!-- end of fields -->"
+
+
+def doc_table() -> str:
+    """docs/hardware.md's field table, between its markers."""
+    lines = [DOC_BEGIN, "", "| field | unit | default | meaning |", "|---|---|---|---|"]
+    lines += [f"| `{f}` | {u} | {d} | {m} |" for f, u, d, m in field_rows()]
+    return "\n".join(lines + ["", DOC_END])
+
+
+def with_doc_table(text: str) -> str:
+    """``text`` (docs/hardware.md) with its field table regenerated."""
+    if DOC_BEGIN not in text or DOC_END not in text:
+        raise ValueError(f"docs/hardware.md: the markers {DOC_BEGIN!r} and {DOC_END!r} are missing")
+    head, rest = text.split(DOC_BEGIN, 1)
+    return head + doc_table() + rest.split(DOC_END, 1)[1]
 
 
 @functools.lru_cache(maxsize=256)
@@ -261,3 +333,4 @@ def occupancy(hw: dict, threads_per_block: int, regs_per_thread: int, shared_byt
         raise HardwareError(f"{hw.get('name', 'hardware')}: a block of {threads_per_block} threads, {regs_per_thread} registers/thread "
                             f"and {shared_bytes} B shared memory does not fit on an SM (limited by {limiter})")
     return {"sm_occupancy": per_sm, "system_occupancy": per_sm * hw["cores"], "limited_by": limiter}
+

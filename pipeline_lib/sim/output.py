@@ -1,8 +1,8 @@
 """Parquet tables of a detailed simulation (documented in docs/simulator.md).
 
 Written per workload and hardware configuration under
-``results/sim/{wl}/{hw}/``, deterministically and atomically with the
-writers of :mod:`pipeline_lib.trace.parquet_io`.
+``results/sim/{wl}/{hw}/``, deterministically and atomically by
+:mod:`pipeline_lib.io`.
 """
 from __future__ import annotations
 
@@ -10,11 +10,9 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..trace.parquet_io import write_table
+from ..io import BOOL, F64, I32, I64, STR, write_frame
 
 SIM_SCHEMA_VERSION = "1.0"
-
-I32, I64, F64, STR, BOOL = pa.int32(), pa.int64(), pa.float64(), pa.string(), pa.bool_()
 
 LAUNCHES = [
     ("launch", I32, "launch index"), ("kernel", STR, "kernel name"),
@@ -69,27 +67,14 @@ def activity_columns() -> list:
         ("sm_active_cycles", I64, "cycles summed over SMs in which the SM held a block of the launch")]
 
 
-def _schema(cols, table: str, meta: dict) -> pa.Schema:
-    """Arrow schema with column descriptions; ``meta`` may override ``stage``."""
-    fields = [pa.field(n, t, metadata={"description": d} if d else None) for n, t, d in cols]
-    m = {"table": table, "schema_version": SIM_SCHEMA_VERSION, "stage": "simulate", **meta}
-    return pa.schema(fields, metadata={k: str(v) for k, v in m.items()})
-
-
-def to_table(df, cols, table: str, meta: dict) -> pa.Table:
-    sch = _schema(cols, table, meta)
-    return pa.Table.from_arrays([pa.array(df[f.name] if len(df) else [], type=f.type) for f in sch],
-                                schema=sch)
-
-
-def write_frame(df, cols, table: str, out, meta: dict) -> None:
-    """Write ``df`` as a documented table: ``cols`` are (name, Arrow type,
-    description), ``meta`` goes to the file's metadata."""
-    write_table(to_table(df, cols, table, meta), out)
+def write_sim_table(df, cols, table: str, out, meta: dict) -> None:
+    """A table of the simulation stage (``meta`` may name another stage)."""
+    write_frame(df, cols, table, out, stage=meta.get("stage", "simulate"), schema_version=SIM_SCHEMA_VERSION,
+                meta={k: v for k, v in meta.items() if k != "stage"})
 
 
 def write_result(result, out_dir, meta: dict) -> None:
     out = Path(out_dir)
     for name, cols in (("launches", LAUNCHES), ("sms", SMS), ("blocks", BLOCKS), ("pcs", PCS), ("units", UNITS),
                        ("activity", activity_columns())):
-        write_frame(getattr(result, name), cols, name, out / f"{name}.parquet", meta)
+        write_sim_table(getattr(result, name), cols, name, out / f"{name}.parquet", meta)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 
 from .. import __version__
-from ..trace.parquet_io import write_json
+from ..io import write_json
 from ..versions import POWER_VERSION, SIMULATOR_VERSION
-from .output import write_frame, write_result
+from .output import write_result, write_sim_table
 from .power import power_table
 from .simulator import Simulator
 from .trace_reader import TraceDir
@@ -89,4 +89,4 @@ def power_workload(wl: str, activity_path, hw_power: dict, hw_name: str, out_pat
              POWER_COLUMNS_DOC.get(c, "energy of this event class, joules")) for c in table.columns]
     meta = {"workload": wl, "hardware": hw_name, "stage": "power", "power_version": POWER_VERSION,
             "library_version": __version__}
-    write_frame(table, cols, "power", out_path, meta)
+    write_sim_table(table, cols, "power", out_path, meta)

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..ptx import isa
 from . import engine as E
-from .hardware import dram_burst_cycles, l2_service_cycles, occupancy
+from .hardware import dram_burst_cycles, occupancy
 from .trace_reader import TraceDir
 
 _ALU_LATENCY = {"int": "int", "int_mul": "int_mul", "fp32": "fp32", "fp64": "fp64", "sfu": "sfu",
@@ -72,38 +72,10 @@ def global_bb_ids(instructions: pd.DataFrame) -> tuple[dict, int]:
 
 
 def engine_config(hw: dict) -> tuple[np.ndarray, float]:
-    """The integer configuration vector of the engine and the DRAM burst time
-    (core cycles per 128-byte line per channel) for hardware ``hw``."""
-    C = np.zeros(E.C_N, np.int64)
-    l1, l2, d = hw["l1"], hw["l2"], hw["dram"]
-    C[E.C_CORES] = hw["cores"]
-    C[E.C_MAXW] = hw["sm_limits"]["warps"]
-    C[E.C_MAXB] = hw["sm_limits"]["blocks"]
-    C[E.C_IW] = hw["issue_width"]
-    C[E.C_GTO] = 1 if hw["scheduler"] == "gto" else 0
-    C[E.C_L1_WAYS] = l1["assoc"]
-    C[E.C_L1_SETS] = l1["size_bytes"] // (l1["line_bytes"] * l1["assoc"])
-    C[E.C_L1_LAT] = l1["hit_latency"]
-    C[E.C_MSHR] = l1["mshrs"]
-    C[E.C_L2_WAYS] = l2["assoc"]
-    C[E.C_L2_SLICES] = l2["slices"]
-    C[E.C_L2_HASH] = 1 if l2.get("slice_hash", "modulo") == "xor" else 0
-    C[E.C_L2_SETS] = l2["size_bytes"] // (l2["line_bytes"] * l2["assoc"] * l2["slices"])
-    C[E.C_L2_LAT] = l2["hit_latency"]
-    C[E.C_L2_SVC] = l2_service_cycles(hw)
-    C[E.C_ICNT] = hw["interconnect_latency"]
-    C[E.C_CH] = d["channels"]
-    C[E.C_BANKS] = d["banks"]
-    C[E.C_DRAM_LAT] = d["latency"]
-    C[E.C_ROW_MISS] = d["row_miss_latency"]
-    C[E.C_ROW_OPEN] = 1 if d["row_policy"] == "open" else 0
-    C[E.C_PAGE_LINES] = max(1, d["page_bytes"] // l2["line_bytes"])
-    lat = hw["latency"]
-    C[E.C_SMEM_LAT] = lat["shared"]
-    C[E.C_CONST_LAT] = lat["const"]
-    C[E.C_BRANCH_LAT] = lat["branch"]
-    C[E.C_BAR_LAT] = lat["barrier"]
-    return C, dram_burst_cycles(hw)
+    """The integer configuration vector of the engine (engine.CONFIG_FIELDS)
+    and the DRAM burst time (core cycles per 128-byte line per channel) for
+    hardware ``hw``."""
+    return E.config_vector(hw), dram_burst_cycles(hw)
 
 
 def kernel_static(instr: pd.DataFrame, hw: dict, bb_offset: int, reg_width: int) -> np.ndarray:
@@ -304,7 +276,7 @@ class Simulator:
         last_print = time.perf_counter()
         while True:
             rc, n = E.run(C, G, self.W, self.B, self.SM, self.regready, tr.warp_off, self._skip, blk_warp, blk_thread,
-                          tr.pc, tr.space, tr.nreq, tr.nthreads, tr.line_off, tr.lines,
+                          (tr.pc, tr.space, tr.nreq, tr.nthreads, tr.line_off, tr.lines),
                           st, self.L1, self.mshr, self.L2, self.slice_cal, self.bank_cal, self.bank_row,
                           self.chan_cal, self.burst, ST, PCST, self._bo, UO, UBBV, self.ubbv, self.retired)
             if rc == E.RC_DONE:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..trace.parquet_io import atomic_text
+from ..io import atomic_text
 
 # words generated at a time: bounds the generators' memory, and fixed so that
 # the same arguments give the same bytes

@@ -11,9 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io import progress, stage_writer
-from ..sim.output import BOOL, F64, I32, I64, STR
-from ..trace.parquet_io import write_json, write_text
+from ..io import BOOL, F64, I32, I64, STR, progress, stage_writer, write_json, write_text
 from ..versions import SIMPROF_VERSION
 from . import emulated, inputs, jobs, jvm, perf, profile, units
 from .phases import PhaseFormation, homogeneity, method_frequencies, nearest_center, stable_method_name

@@ -11,15 +11,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io import stage_writer
+from ..io import BOOL, F64, I32, I64, STR, stage_writer, write_json, write_text
 from ..plots import bar_chart
 from ..sim.hardware import OCCUPANCY_FIELDS, hardware_slice
-from ..sim.output import BOOL, F64, I32, I64, LAUNCHES, STR, activity_columns, write_frame
+from ..sim.output import LAUNCHES, activity_columns, write_sim_table
 from ..sim.run import workload_summary, write_host_time
 from ..sim.sampling import sampled_rows
 from ..sim.simulator import Simulator
 from ..sim.trace_reader import TraceDir
-from ..trace.parquet_io import write_json, write_text
 from ..versions import TBPOINT_VERSION
 from .baselines import IdealSimPoint, estimate, random_sampling
 from .estimate import estimated_tables
@@ -185,10 +184,10 @@ def estimate_workload(wl: str, trace_dir, hw: dict, out_dir, *, inter: pd.DataFr
         dict(zip(rows["launch"].astype(int), rows["predicted_cycles"])), hw)
     out = Path(out_dir)
     meta = {"workload": wl, "hardware": hw["name"], "stage": "tbpoint_estimate", "tbpoint_version": TBPOINT_VERSION}
-    write_frame(launches, LAUNCHES + [("simulated_share", F64, "share of the launch's warp instructions "
+    write_sim_table(launches, LAUNCHES + [("simulated_share", F64, "share of the launch's warp instructions "
                                        "simulated; the rest is estimated (docs/tbpoint.md)")],
                 "launches", out / "launches.parquet", meta)
-    write_frame(activity, activity_columns(), "activity", out / "activity.parquet", meta)
+    write_sim_table(activity, activity_columns(), "activity", out / "activity.parquet", meta)
     _write(rows, SAMPLED, "tbpoint_sampled", out / "sampled.parquet", workload=wl, hardware=hw["name"])
     s = summarize_sampled(rows)
     summary = workload_summary(wl, hw["name"], launches, sampled=True, sample_size=s["sample_size"],

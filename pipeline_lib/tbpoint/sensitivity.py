@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..plots import bar_chart
-from ..trace.parquet_io import write_text
+from ..io import write_text
 from .run import F64, I32, STR, _write, geomean
 
 SENSITIVITY = [("hardware", STR, ""), ("label", STR, "W<warps per SM> S<SMs>"),

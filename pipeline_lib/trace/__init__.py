@@ -1,5 +1,5 @@
 """Trace schema, Parquet I/O and trace sinks (docs/trace_format.md)."""
-from .parquet_io import AtomicParquetWriter, write_json, write_table
+from ..io import AtomicParquetWriter, write_json, write_table
 from .schema import SCHEMA_VERSION, TABLES, arrow_schema
 from .sink import MemorySink, ParquetTraceSink
 

@@ -11,7 +11,7 @@ from .. import __version__
 from ..versions import EMULATOR_VERSION
 from ..ptx import Device
 from ..workloads import get
-from .parquet_io import write_json
+from ..io import write_json
 from .schema import SCHEMA_VERSION
 from .sink import ParquetTraceSink
 

@@ -15,7 +15,7 @@ from ..ptx import isa
 from ..stats import cov
 from ..ptx.device import LaunchInfo, TraceChunk
 from . import schema
-from .parquet_io import AtomicParquetWriter, write_table
+from ..io import AtomicParquetWriter, write_table
 
 
 def _launch_row(info: LaunchInfo) -> dict:

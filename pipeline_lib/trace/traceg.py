@@ -56,7 +56,7 @@ from .. import __version__
 from ..ptx import isa
 from ..ptx.device import TraceChunk
 from . import schema
-from .parquet_io import AtomicParquetWriter, write_json, write_table
+from ..io import AtomicParquetWriter, write_json, write_table
 from .sass import UnknownOpcode, classify, width_from_opcode
 from .sink import _block_columns, _launch_row, _table, _warp_columns, chunk_table
 

@@ -1,8 +1,9 @@
-"""Deterministic, atomic Parquet writing (ARCHITECTURE.md section 5).
+"""Deterministic, atomic file writing: Parquet, text and JSON (docs/trace_format.md).
 
-Files are written with zstd to a temporary name beside the target and renamed
-into place, so an interrupted job never leaves a complete-looking file.
-The same table and metadata always give the same bytes.
+Files are written (Parquet with zstd) to a temporary name beside the target
+and renamed into place, so an interrupted job never leaves a
+complete-looking file.  The same table and metadata always give the same
+bytes.
 """
 from __future__ import annotations
 
