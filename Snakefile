@@ -7,6 +7,7 @@ from pipeline_lib import provenance
 from pipeline_lib.config import read_yaml, validate
 from pipeline_lib.jobs import export_producers
 from pipeline_lib.rule_params import keyed
+from pipeline_lib.workflow import Paths
 
 # The default configuration applies only when none is given on the command
 # line (Snakemake would otherwise merge the two workload lists).  It is read
@@ -20,6 +21,8 @@ CONFIG = validate(config, source=", ".join(CONFIG_FILES) or "config")
 # git commit and config digest, stamped into every table's metadata (docs/configuration.md)
 provenance.export(workflow.basedir, CONFIG)
 RESULTS = CONFIG["results_dir"]
+# every results path (pipeline_lib/workflow/paths.py)
+P = Paths(RESULTS)
 # what the analysis and summary jobs ask a scheduler for (trace and
 # simulation jobs take theirs from the config)
 LIGHT_JOB = {"mem_mb": 2000, "runtime": 15}
@@ -50,15 +53,15 @@ export_producers(workflow.rules)
 
 rule all:
     input:
-        expand(f"{RESULTS}/traces/{{wl}}/check.json", wl=WORKLOADS),
-        expand(f"{RESULTS}/sim/{{wl}}/{{hw}}/{{t}}", wl=WORKLOADS, hw=HARDWARE, t=["summary.json", "power.parquet"]),
+        expand(P.trace("check.json"), wl=WORKLOADS),
+        expand(P.sim("{t}"), wl=WORKLOADS, hw=HARDWARE, t=["summary.json", "power.parquet"]),
         # summaries as the HTML report's pages (rules/report.smk)
-        report_pages(*expand(f"{RESULTS}/tbpoint/{{hw}}/{{p}}.md", hw=TBP_HARDWARE, p=["summary", "host_time"])),
-        f"{RESULTS}/tbpoint/markov/fig7.parquet",
-        f"{RESULTS}/tbpoint/kernel_types/kernel_types.parquet",
-        report_pages(f"{RESULTS}/tbpoint/sensitivity/summary.md") if TBP_SENSITIVITY else [],
-        report_pages(*expand(f"{RESULTS}/gpumech/{{hw}}/{{p}}.md", hw=GM_HARDWARE, p=["summary", "host_time"])),
-        expand(f"{RESULTS}/gpumech/{{hw}}/sweeps.parquet", hw=GM_HARDWARE) if GM["sweeps"] else [],
-        expand(f"{RESULTS}/sweeps/{{sweep}}/points.parquet", sweep=sorted(SWEEPS)),
+        report_pages(*expand(P.tbpoint("{hw}", "{p}.md"), hw=TBP_HARDWARE, p=["summary", "host_time"])),
+        P.tbpoint("markov", "fig7.parquet"),
+        P.tbpoint("kernel_types", "kernel_types.parquet"),
+        report_pages(P.tbpoint("sensitivity", "summary.md")) if TBP_SENSITIVITY else [],
+        report_pages(*expand(P.gpumech("{hw}", "{p}.md"), hw=GM_HARDWARE, p=["summary", "host_time"])),
+        expand(P.gpumech("{hw}", "sweeps.parquet"), hw=GM_HARDWARE) if GM["sweeps"] else [],
+        expand(P.sweeps("{sweep}", "points.parquet"), sweep=sorted(SWEEPS)),
         SCALING_TARGETS,
         SIMPROF_TARGETS,

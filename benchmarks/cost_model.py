@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from pipeline_lib.config import load  # noqa: E402
 from pipeline_lib.tbpoint.run import sampled_sweep_inputs, sampled_sweep_ok  # noqa: E402
+from pipeline_lib.workflow import Paths  # noqa: E402
 
 #: rules whose work grows with the workload's warp instructions
 PER_INSTRUCTION = {"trace", "simulate", "gpumech_sim_stalls", "tbpoint_sample", "gpumech_analyse", "sweep_batch"}
@@ -155,7 +156,7 @@ def main() -> None:
         if ratio is not None and own is not None and not _sampled_log(ROOT / j["log"]):
             own = None      # a log of the batch simulated in full
         if own is None and rule == "simprof_profile":     # a Spark job's log is the JVM's; run.json has its time
-            own = _profile_cpu_seconds(results / "simprof" / "profiles" / wc["run"] / "run.json")
+            own = _profile_cpu_seconds(Path(Paths(results).simprof("profiles", wc["run"], "run.json")))
         proj, how = None, "unmeasured"
         if rule in PER_INSTRUCTION and wl and wl_instrs.get(wl):
             work = wl_instrs[wl] * (batch.get(wc.get("sweep"), 1) if rule == "sweep_batch" else 1)
@@ -217,8 +218,8 @@ def _sampled_ratio(cfg: dict, results: Path, sweep: str | None, wl: str | None) 
     hw = cfg["tbpoint"]["hardware"][0]
     files = sampled_sweep_inputs(str(results), wl, hw)
     full, samp = Path(files["validation_full"]), Path(files["validation_sampled"])
-    t_full = logged_seconds(results / "logs" / "simulate" / wl / f"{hw}.log")
-    t_samp = logged_seconds(results / "logs" / "tbpoint_sample" / wl / f"{hw}.log")
+    t_full = logged_seconds(Path(Paths(results).log("simulate", wl, hw)))
+    t_samp = logged_seconds(Path(Paths(results).log("tbpoint_sample", wl, hw)))
     if not (full.is_file() and samp.is_file() and t_full and t_samp):
         return None
     ok, _ = sampled_sweep_ok(json.loads(full.read_text()), json.loads(samp.read_text()), spec["sampled_max_error"])

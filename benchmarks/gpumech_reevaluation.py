@@ -41,6 +41,7 @@ from pipeline_lib.gpumech.sampled import Sampling
 from pipeline_lib.sim.hardware import load_hardware, variant_name
 from pipeline_lib.sim.simulator import Simulator
 from pipeline_lib.sim.trace_reader import TraceDir
+from pipeline_lib.workflow import Paths
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +50,7 @@ def suite() -> list[str]:
     """The medium workloads of config/study.yaml that have a trace."""
     cfg = yaml.safe_load((ROOT / "config" / "study.yaml").read_text())
     return [w for w in cfg["workloads"] if not w.endswith("-s")
-            and (ROOT / "results" / "traces" / w / "launches.parquet").exists()]
+            and Path(Paths(ROOT / "results").trace("launches.parquet", w)).exists()]
 
 
 def variant(base: str, spec: str) -> str:
@@ -96,7 +97,7 @@ def main():
     print(f"{'workload':14s} {'launches':>8s} {'setup s':>8s} {'reeval s':>9s} {'sim s':>8s} {'speedup':>8s}"
           f" {'collect s':>9s} {'sampled s':>9s} {'sim s':>8s} {'speedup':>8s} {'sampled':>8s} {'max dev':>8s}")
     for wl in workloads:
-        path = ROOT / "results" / "traces" / wl
+        path = Path(Paths(ROOT / "results").trace_dir(wl))
         trace = TraceDir(path, cache_limit_bytes=1 << 32)
         base = GPUMech(hw).run(trace)
         ev, setup = timed(lambda: Reevaluation(trace, base["launches"], base["collected"]))

@@ -19,13 +19,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pipeline_lib.workflow import Paths
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def point_files(results: Path, sweep: str, name: str) -> dict:
     """{(workload, point): parsed JSON} of every simulation of ``sweep``."""
     out = {}
-    for f in sorted((results / "sweeps" / sweep / "batches").glob(f"*/*/*/{name}")):
+    for f in sorted(Path(Paths(results).sweeps(sweep, "batches")).glob(f"*/*/*/{name}")):
         out[(f.parents[2].name, f.parent.name)] = json.loads(f.read_text())
     return out
 
@@ -41,12 +43,12 @@ def main():
     if not summaries:
         raise SystemExit(f"no simulations of sweep {args.sampled!r} under {res / 'sweeps'}")
     sampled_wl = sorted({wl for (wl, _), s in summaries.items() if s.get("sampled")})
-    tables = [res / "scaling" / name / "dataset.parquet" for name in (args.full, args.sampled)]
+    tables = [Path(Paths(res).scaling(name, "dataset.parquet")) for name in (args.full, args.sampled)]
     if all(t.is_file() for t in tables):
         full, samp = (pd.read_parquet(t) for t in tables)
         what = "kernel instance"
     else:           # per workload: the sweeps' tables
-        full, samp = (pd.read_parquet(res / "sweeps" / name / "points.parquet").assign(instance=lambda t: t["workload"])
+        full, samp = (pd.read_parquet(Paths(res).sweeps(name, "points.parquet")).assign(instance=lambda t: t["workload"])
                       for name in (args.full, args.sampled))
         what = "workload"
     m = full.merge(samp, on=["instance", "point"], suffixes=("_full", "_sampled"), validate="1:1")

@@ -33,6 +33,7 @@ from pipeline_lib.sim.run import simulate_points
 from pipeline_lib.sim.simulator import Simulator
 from pipeline_lib.sim.trace_reader import TraceDir
 from pipeline_lib.sweeps import sweep_points
+from pipeline_lib.workflow import Paths
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +50,7 @@ def main():
     grid = sweep_points(spec["base"], spec["vary"])
     n = min(args.points, len(grid))
     chosen = [grid[round(i * (len(grid) - 1) / max(n - 1, 1))] for i in range(n)]
-    missing = [w for w in spec["workloads"] if not (ROOT / "results" / "traces" / w / "check.json").exists()]
+    missing = [w for w in spec["workloads"] if not Path(Paths(ROOT / "results").trace("check.json", w)).exists()]
     if missing:
         sys.exit(f"{args.config}: sweeps.{args.sweep}: no trace under results/traces/ for {', '.join(missing)}")
     if args.single:
@@ -67,11 +68,11 @@ def main():
                      "out_dir": Path(tmp) / wl / h["name"]} for h in hws]
 
         first = spec["workloads"][0]
-        simulate_points(first, ROOT / "results" / "traces" / first, points("warm-up", hws[:1]), progress_s=0)
+        simulate_points(first, Paths(ROOT / "results").trace_dir(first), points("warm-up", hws[:1]), progress_s=0)
         for wl in spec["workloads"]:
             pts = points(wl, hws)
             t0 = time.perf_counter()
-            simulate_points(wl, ROOT / "results" / "traces" / wl, pts, progress_s=0)
+            simulate_points(wl, Paths(ROOT / "results").trace_dir(wl), pts, progress_s=0)
             per = (time.perf_counter() - t0) / len(pts)
             total += per
             print(f"{wl:18s} {per:11.3f}", flush=True)
@@ -81,7 +82,7 @@ def main():
 
 def single_runs(workloads, hw, repeat):
     """Fastest of ``repeat`` unbatched simulations per workload (trace read included)."""
-    traces = ROOT / "results" / "traces"
+    traces = Path(Paths(ROOT / "results").traces())
     Simulator(hw, TraceDir(traces / workloads[0])).run()      # warm-up: loads (or compiles) the engine
     print(f"{'workload':18s} {'s per run':>9s}   ({hw['name']}, fastest of {repeat})")
     total = 0.0

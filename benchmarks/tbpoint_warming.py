@@ -24,6 +24,7 @@ from pipeline_lib.sim.simulator import Simulator
 from pipeline_lib.sim.trace_reader import TraceDir
 from pipeline_lib.tbpoint.policy import TBPointPolicy
 from pipeline_lib.tbpoint.run import run_sampled_rows
+from pipeline_lib.workflow import Paths
 
 
 def digest(res, rows) -> str:
@@ -47,9 +48,10 @@ def main():
         Simulator(hw, TraceDir(warm_up[0].parent)).run()
     print(f"{'workload':14s} {'shortcut s':>10s} {'every s':>8s} {'ratio':>6s}  same outputs   ({args.hw}, {root})")
     for wl in args.workloads:
-        tr = TraceDir(root / "traces" / wl)
-        inter = pd.read_parquet(root / "tbpoint" / wl / "inter_launch.parquet")
-        regions = pd.read_parquet(root / "tbpoint" / wl / args.hw / "regions.parquet")
+        P = Paths(root)
+        tr = TraceDir(P.trace_dir(wl))
+        inter = pd.read_parquet(P.tbpoint(wl, "inter_launch.parquet"))
+        regions = pd.read_parquet(P.tbpoint(wl, args.hw, "regions.parquet"))
         secs = {True: [], False: []}
         digests = set()
         for _ in range(args.repeats):

@@ -25,6 +25,7 @@ from pipeline_lib.sim.simulator import Simulator
 from pipeline_lib.sim.trace_reader import TraceDir
 from pipeline_lib.trace.traceg import import_traceg
 from pipeline_lib.trace.traceg_export import export_traceg
+from pipeline_lib.workflow import Paths
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +47,7 @@ def main():
     ap.add_argument("workloads", nargs="*")
     ap.add_argument("--hw", default="gpumech-baseline")
     a = ap.parse_args()
-    traces = ROOT / "results" / "traces"
+    traces = Path(Paths(ROOT / "results").traces())
     wls = a.workloads or sorted(p.name for p in traces.iterdir() if p.name.endswith("-s")
                                 and (p / "check.json").exists())
     hw = load_hardware(a.hw)

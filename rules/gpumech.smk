@@ -7,7 +7,6 @@ from pipeline_lib.versions import GPUMECH_VERSION
 
 GM = CONFIG["gpumech"]
 GM_HARDWARE = sorted(GM["hardware"])
-GM_DIR = f"{RESULTS}/gpumech"
 # the analysis predicts every scheduler, so it does not read the configured one
 GM_FIELDS = [f for f in TIMING_FIELDS if f not in ("name", "scheduler")]
 
@@ -44,7 +43,7 @@ def gm_reused_collection(wc):
     base = GM_POINT_BASE.get(wc.hw)
     if base is None or not GM["reuse_collection"] or collection_key(_hw(wc.hw)) != collection_key(_hw(base)):
         return []
-    return [f"{GM_DIR}/{wc.wl}/{base}/collected.parquet"]
+    return [P.gpumech(wc.wl, base, "collected.parquet")]
 
 
 def gm_policy_sims(hw):
@@ -56,17 +55,17 @@ def gm_policy_sims(hw):
 
 rule gpumech_analyse:
     input:
-        check=f"{RESULTS}/traces/{{wl}}/check.json",
-        tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in ("launches", "blocks", "instructions", "warp_trace")],
-        base=lambda wc: ([f"{GM_DIR}/{wc.wl}/{GM_POINT_BASE[wc.hw]}/launches.parquet"]
+        check=P.trace("check.json"),
+        tables=[P.trace(f"{t}.parquet") for t in ("launches", "blocks", "instructions", "warp_trace")],
+        base=lambda wc: ([P.gpumech(wc.wl, GM_POINT_BASE[wc.hw], "launches.parquet")]
                          if wc.hw in GM_POINT_BASE else []),
         collected=gm_reused_collection,
     output:
-        predictions=f"{GM_DIR}/{{wl}}/{{hw}}/predictions.parquet",
-        stacks=f"{GM_DIR}/{{wl}}/{{hw}}/stacks.parquet",
-        launches=f"{GM_DIR}/{{wl}}/{{hw}}/launches.parquet",
-        collected=f"{GM_DIR}/{{wl}}/{{hw}}/collected.parquet",
-        host_time=f"{GM_DIR}/{{wl}}/{{hw}}/host_time.json",
+        predictions=P.gpumech("{wl}", "{hw}", "predictions.parquet"),
+        stacks=P.gpumech("{wl}", "{hw}", "stacks.parquet"),
+        launches=P.gpumech("{wl}", "{hw}", "launches.parquet"),
+        collected=P.gpumech("{wl}", "{hw}", "collected.parquet"),
+        host_time=P.gpumech("{wl}", "{hw}", "host_time.json"),
     params:
         **keyed(
             hw=lambda wc: hardware_slice(_hw(wc.hw), GM_FIELDS),
@@ -80,7 +79,7 @@ rule gpumech_analyse:
         runtime=CONFIG["simulate"]["runtime_min"],
     threads: 1
     log:
-        f"{RESULTS}/logs/gpumech_analyse/{{wl}}/{{hw}}.log",
+        P.log("gpumech_analyse", "{wl}", "{hw}"),
     script:
         "../scripts/gpumech_analyse.py"
 
@@ -90,10 +89,10 @@ rule gpumech_sim_stalls:
     are compared with (a second simulation: the simulate rule's tables stay
     as they are)."""
     input:
-        check=f"{RESULTS}/traces/{{wl}}/check.json",
-        tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in ("launches", "blocks", "instructions", "warp_trace")],
+        check=P.trace("check.json"),
+        tables=[P.trace(f"{t}.parquet") for t in ("launches", "blocks", "instructions", "warp_trace")],
     output:
-        f"{GM_DIR}/{{wl}}/{{hw}}/sim_stalls.parquet",
+        P.gpumech("{wl}", "{hw}", "sim_stalls.parquet"),
     params:
         **keyed(
             hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
@@ -104,29 +103,29 @@ rule gpumech_sim_stalls:
         runtime=CONFIG["simulate"]["runtime_min"],
     threads: 1
     log:
-        f"{RESULTS}/logs/gpumech_sim_stalls/{{wl}}/{{hw}}.log",
+        P.log("gpumech_sim_stalls", "{wl}", "{hw}"),
     script:
         "../scripts/gpumech_sim_stalls.py"
 
 
 rule gpumech_validate:
     input:
-        predictions=expand(f"{GM_DIR}/{{wl}}/{{{{hw}}}}/predictions.parquet", wl=WORKLOADS),
-        launches=expand(f"{GM_DIR}/{{wl}}/{{{{hw}}}}/launches.parquet", wl=WORKLOADS),
-        host=expand(f"{GM_DIR}/{{wl}}/{{{{hw}}}}/host_time.json", wl=WORKLOADS),
-        sim_rr=lambda wc: expand(f"{RESULTS}/sim/{{wl}}/{gm_policy_sims(wc.hw)['rr']}/launches.parquet", wl=WORKLOADS),
-        sim_gto=lambda wc: expand(f"{RESULTS}/sim/{{wl}}/{gm_policy_sims(wc.hw)['gto']}/launches.parquet", wl=WORKLOADS),
-        sim_host=lambda wc: expand(f"{RESULTS}/sim/{{wl}}/{wc.hw}/host_time.json", wl=WORKLOADS),
-        stacks=expand(f"{GM_DIR}/{{wl}}/{{{{hw}}}}/stacks.parquet", wl=WORKLOADS),
-        stalls_rr=lambda wc: expand(f"{GM_DIR}/{{wl}}/{gm_policy_sims(wc.hw)['rr']}/sim_stalls.parquet", wl=WORKLOADS),
-        stalls_gto=lambda wc: expand(f"{GM_DIR}/{{wl}}/{gm_policy_sims(wc.hw)['gto']}/sim_stalls.parquet",
+        predictions=expand(P.gpumech("{wl}", "{{hw}}", "predictions.parquet"), wl=WORKLOADS),
+        launches=expand(P.gpumech("{wl}", "{{hw}}", "launches.parquet"), wl=WORKLOADS),
+        host=expand(P.gpumech("{wl}", "{{hw}}", "host_time.json"), wl=WORKLOADS),
+        sim_rr=lambda wc: expand(P.sim("launches.parquet", "{wl}", gm_policy_sims(wc.hw)['rr']), wl=WORKLOADS),
+        sim_gto=lambda wc: expand(P.sim("launches.parquet", "{wl}", gm_policy_sims(wc.hw)['gto']), wl=WORKLOADS),
+        sim_host=lambda wc: expand(P.sim("host_time.json", "{wl}", wc.hw), wl=WORKLOADS),
+        stacks=expand(P.gpumech("{wl}", "{{hw}}", "stacks.parquet"), wl=WORKLOADS),
+        stalls_rr=lambda wc: expand(P.gpumech("{wl}", gm_policy_sims(wc.hw)['rr'], "sim_stalls.parquet"), wl=WORKLOADS),
+        stalls_gto=lambda wc: expand(P.gpumech("{wl}", gm_policy_sims(wc.hw)['gto'], "sim_stalls.parquet"),
                                      wl=WORKLOADS),
     output:
-        table=f"{GM_DIR}/{{hw}}/validation.parquet",
-        stack_check=f"{GM_DIR}/{{hw}}/stack_check.parquet",
-        summary=f"{GM_DIR}/{{hw}}/summary.md",
-        host_summary=f"{GM_DIR}/{{hw}}/host_time.md",
-        figures=[figure(f"{GM_DIR}/{{hw}}/{f}.png", f"gpumech/{f}", "GPUMech", "Validation on {hw}")
+        table=P.gpumech("{hw}", "validation.parquet"),
+        stack_check=P.gpumech("{hw}", "stack_check.parquet"),
+        summary=P.gpumech("{hw}", "summary.md"),
+        host_summary=P.gpumech("{hw}", "host_time.md"),
+        figures=[figure(P.gpumech("{hw}", f"{f}.png"), f"gpumech/{f}", "GPUMech", "Validation on {hw}")
                  for f in ("fig27_errors_rr", "fig28_errors_gto", "fig32_miss_rate_error",
                            "fig34_stacks_vs_simulation")],
     params:
@@ -141,25 +140,25 @@ rule gpumech_validate:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/gpumech_validate/{{hw}}.log",
+        P.log("gpumech_validate", "{hw}"),
     script:
         "../scripts/gpumech_validate.py"
 
 
 rule gpumech_sweep:
     input:
-        predictions=lambda wc: [f"{GM_DIR}/{wl}/{p}/predictions.parquet" for _, _, p in gm_sweep_points(wc.hw)
+        predictions=lambda wc: [P.gpumech(wl, p, "predictions.parquet") for _, _, p in gm_sweep_points(wc.hw)
                                 for wl in GM_SWEEP_WL],
-        launches=lambda wc: [f"{GM_DIR}/{wl}/{p}/launches.parquet" for _, _, p in gm_sweep_points(wc.hw)
+        launches=lambda wc: [P.gpumech(wl, p, "launches.parquet") for _, _, p in gm_sweep_points(wc.hw)
                              for wl in GM_SWEEP_WL],
-        stacks=lambda wc: [f"{GM_DIR}/{wl}/{p}/stacks.parquet" for _, _, p in gm_sweep_points(wc.hw)
+        stacks=lambda wc: [P.gpumech(wl, p, "stacks.parquet") for _, _, p in gm_sweep_points(wc.hw)
                            for wl in GM_SWEEP_WL],
-        sims=lambda wc: [f"{RESULTS}/sim/{wl}/{p}/launches.parquet" for _, _, p in gm_sweep_points(wc.hw)
+        sims=lambda wc: [P.sim("launches.parquet", wl, p) for _, _, p in gm_sweep_points(wc.hw)
                          for wl in GM_SWEEP_WL],
     output:
-        table=f"{GM_DIR}/{{hw}}/sweeps.parquet",
-        stacks=f"{GM_DIR}/{{hw}}/cpi_stacks.parquet",
-        figures=[figure(f"{GM_DIR}/{{hw}}/{f}.png", f"gpumech/{f}", "GPUMech", "Sweeps around {hw}")
+        table=P.gpumech("{hw}", "sweeps.parquet"),
+        stacks=P.gpumech("{hw}", "cpi_stacks.parquet"),
+        figures=[figure(P.gpumech("{hw}", f"{f}.png"), f"gpumech/{f}", "GPUMech", "Sweeps around {hw}")
                  for f in ("fig29_warps", "fig30_mshrs", "fig31_dram_clock", "fig33_cpi_stacks")],
     params:
         **keyed(
@@ -176,6 +175,6 @@ rule gpumech_sweep:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/gpumech_sweep/{{hw}}.log",
+        P.log("gpumech_sweep", "{hw}"),
     script:
         "../scripts/gpumech_sweep.py"

@@ -29,9 +29,9 @@ localrules: report_page
 
 rule report_page:
     input:
-        f"{RESULTS}/{{method}}/{{page}}.md",
+        P.method("{method}", "{page}.md"),
     output:
-        report(f"{RESULTS}/{{method}}/{{page}}.html", caption=os.path.join(REPORT_CAPTIONS, "page.rst"),
+        report(P.method("{method}", "{page}.html"), caption=os.path.join(REPORT_CAPTIONS, "page.rst"),
                category=lambda wc: REPORT_CATEGORIES[wc.method], subcategory="Summaries"),
     wildcard_constraints:
         method="|".join(REPORT_CATEGORIES),

@@ -16,10 +16,10 @@ SCALING_TARGETS = []
 
 rule scaling_profile:
     input:
-        check=f"{RESULTS}/traces/{{wl}}/check.json",
-        tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in ("instructions", "launches", "warp_trace")],
+        check=P.trace("check.json"),
+        tables=[P.trace(f"{t}.parquet") for t in ("instructions", "launches", "warp_trace")],
     output:
-        f"{RESULTS}/scaling/profiles/{{wl}}.parquet",
+        P.scaling("profiles", "{wl}.parquet"),
     params:
         **keyed(
             code_version=SCALING_VERSION,
@@ -28,7 +28,7 @@ rule scaling_profile:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/scaling_profile/{{wl}}.log",
+        P.log("scaling_profile", "{wl}"),
     script:
         "../scripts/scaling_profile.py"
 
@@ -48,26 +48,25 @@ if SC_SWEEP:
     _bad = [w for w in SC["predict"] if w not in CONFIG["workloads"]]
     if _bad:
         raise ValueError(f"config: scaling.predict names {', '.join(_bad)}, which workloads lacks")
-    SC_DIR = f"{RESULTS}/scaling/{SC_SWEEP}"
-    SC_MODELS = {m: f"{SC_DIR}/model_{m}.json" for m in SC_METRICS}
+    SC_MODELS = {m: P.scaling(SC_SWEEP, f"model_{m}.json") for m in SC_METRICS}
 
     # one job per workload, so that the grid's tables (three per simulation)
     # are read in parallel and a workload added to the sweep reads only its own
     rule scaling_counters:
         input:
-            profile=f"{RESULTS}/scaling/profiles/{{wl}}.parquet",
-            trace_launches=f"{RESULTS}/traces/{{wl}}/launches.parquet",
-            sims=lambda wc: sweep_inputs(SC_SWEEP, ["launches.parquet", "activity.parquet", "power.parquet"],
+            profile=P.scaling("profiles", "{wl}.parquet"),
+            trace_launches=P.trace("launches.parquet"),
+            sims=lambda wc: SW.inputs(SC_SWEEP, ["launches.parquet", "activity.parquet", "power.parquet"],
                                          [wc.wl]),
         output:
-            f"{SC_DIR}/counters/{{wl}}.parquet",
+            P.scaling(SC_SWEEP, "counters", "{wl}.parquet"),
         wildcard_constraints:
             wl="|".join(SC_WL),
         params:
             **keyed(
                 sweep=SC_SWEEP,
                 points=SC_POINTS,
-                dirs=lambda wc: sweep_dirs(SC_SWEEP, [wc.wl]),
+                dirs=lambda wc: SW.dirs(SC_SWEEP, [wc.wl]),
                 hw=[hardware_slice(_hw(p["name"]), COUNTER_FIELDS) for p in SC_POINTS],
                 code_version=SCALING_VERSION,
             ),
@@ -75,15 +74,15 @@ if SC_SWEEP:
             **LIGHT_JOB,
         threads: 1
         log:
-            f"{RESULTS}/logs/scaling_counters/{SC_SWEEP}/{{wl}}.log",
+            P.log("scaling_counters", SC_SWEEP, "{wl}"),
         script:
             "../scripts/scaling_counters.py"
 
     rule scaling_dataset:
         input:
-            [f"{SC_DIR}/counters/{wl}.parquet" for wl in SC_WL],
+            [P.scaling(SC_SWEEP, "counters", f"{wl}.parquet") for wl in SC_WL],
         output:
-            f"{SC_DIR}/dataset.parquet",
+            P.scaling(SC_SWEEP, "dataset.parquet"),
         params:
             **keyed(
                 sweep=SC_SWEEP,
@@ -93,13 +92,13 @@ if SC_SWEEP:
             **LIGHT_JOB,
         threads: 1
         log:
-            f"{RESULTS}/logs/scaling_dataset/{SC_SWEEP}.log",
+            P.log("scaling_dataset", SC_SWEEP),
         script:
             "../scripts/scaling_dataset.py"
 
     rule scaling_train:
         input:
-            f"{SC_DIR}/dataset.parquet",
+            P.scaling(SC_SWEEP, "dataset.parquet"),
         output:
             **SC_MODELS,
         params:
@@ -119,19 +118,19 @@ if SC_SWEEP:
             **LIGHT_JOB,
         threads: 1
         log:
-            f"{RESULTS}/logs/scaling_train/{SC_SWEEP}.log",
+            P.log("scaling_train", SC_SWEEP),
         script:
             "../scripts/scaling_train.py"
 
     rule scaling_validate:
         input:
-            f"{SC_DIR}/dataset.parquet",
+            P.scaling(SC_SWEEP, "dataset.parquet"),
         output:
-            heatmap=f"{SC_DIR}/{{metric}}/heatmap.parquet",
-            clusters=f"{SC_DIR}/{{metric}}/clusters.parquet",
-            histogram=f"{SC_DIR}/{{metric}}/histogram.parquet",
-            sources=f"{SC_DIR}/{{metric}}/sources.parquet",
-            figures=[figure(f"{SC_DIR}/{{metric}}/{f}.png", f"scaling/{f.rstrip('0123456789')}", "Scaling model",
+            heatmap=P.scaling(SC_SWEEP, "{metric}", "heatmap.parquet"),
+            clusters=P.scaling(SC_SWEEP, "{metric}", "clusters.parquet"),
+            histogram=P.scaling(SC_SWEEP, "{metric}", "histogram.parquet"),
+            sources=P.scaling(SC_SWEEP, "{metric}", "sources.parquet"),
+            figures=[figure(P.scaling(SC_SWEEP, "{metric}", f"{f}.png"), f"scaling/{f.rstrip('0123456789')}", "Scaling model",
                             "{metric}") for f in [f"heatmap_cc{cc}" for cc in SC_HEAT_CC] + ["clusters", "histogram"]],
         wildcard_constraints:
             metric="time|power",
@@ -149,23 +148,23 @@ if SC_SWEEP:
             runtime=120,
         threads: 1
         log:
-            f"{RESULTS}/logs/scaling_validate/{SC_SWEEP}-{{metric}}.log",
+            P.log("scaling_validate", f"{SC_SWEEP}-{{metric}}"),
         script:
             "../scripts/scaling_validate.py"
 
     rule scaling_summary:
         input:
-            dataset=f"{SC_DIR}/dataset.parquet",
-            heatmaps=[f"{SC_DIR}/{m}/heatmap.parquet" for m in SC_METRICS],
+            dataset=P.scaling(SC_SWEEP, "dataset.parquet"),
+            heatmaps=[P.scaling(SC_SWEEP, m, "heatmap.parquet") for m in SC_METRICS],
             models=list(SC_MODELS.values()),
-            sims=sweep_inputs(SC_SWEEP, ["host_time.json"]),
+            sims=SW.inputs(SC_SWEEP, ["host_time.json"]),
         output:
-            summary=f"{SC_DIR}/summary.md",
-            host_time=f"{SC_DIR}/host_time.md",
+            summary=P.scaling(SC_SWEEP, "summary.md"),
+            host_time=P.scaling(SC_SWEEP, "host_time.md"),
         params:
             **keyed(
                 sweep=SC_SWEEP,
-                dirs=sweep_dirs(SC_SWEEP),
+                dirs=SW.dirs(SC_SWEEP),
                 metrics=SC_METRICS,
                 code_version=SCALING_VERSION,
             ),
@@ -173,23 +172,23 @@ if SC_SWEEP:
             **LIGHT_JOB,
         threads: 1
         log:
-            f"{RESULTS}/logs/scaling_summary/{SC_SWEEP}.log",
+            P.log("scaling_summary", SC_SWEEP),
         script:
             "../scripts/scaling_summary.py"
 
     rule scaling_predict:
         input:
             models=list(SC_MODELS.values()),
-            profile=f"{RESULTS}/scaling/profiles/{{wl}}.parquet",
-            trace_launches=f"{RESULTS}/traces/{{wl}}/launches.parquet",
+            profile=P.scaling("profiles", "{wl}.parquet"),
+            trace_launches=P.trace("launches.parquet"),
             # one simulation at the base: the sweep's own for a workload of the sweep
-            sim=lambda wc: sweep_point_inputs(SC_SWEEP if wc.wl in SC_WL else None, wc.wl, SC_BASE,
+            sim=lambda wc: SW.point_inputs(SC_SWEEP if wc.wl in SC_WL else None, wc.wl, SC_BASE,
                                               ["launches.parquet", "activity.parquet", "power.parquet"]),
         output:
-            f"{SC_DIR}/predict/{{wl}}.parquet",
+            P.scaling(SC_SWEEP, "predict", "{wl}.parquet"),
         params:
             **keyed(
-                sim_dir=lambda wc: sweep_point_dir(SC_SWEEP if wc.wl in SC_WL else None, wc.wl, SC_BASE),
+                sim_dir=lambda wc: SW.point_dir(SC_SWEEP if wc.wl in SC_WL else None, wc.wl, SC_BASE),
                 base=SC_BASE,
                 sweep_base=SC_SPEC["base"],
                 hw=hardware_slice(_hw(SC_BASE), COUNTER_FIELDS),
@@ -199,10 +198,10 @@ if SC_SWEEP:
             **LIGHT_JOB,
         threads: 1
         log:
-            f"{RESULTS}/logs/scaling_predict/{SC_SWEEP}/{{wl}}.log",
+            P.log("scaling_predict", SC_SWEEP, "{wl}"),
         script:
             "../scripts/scaling_predict.py"
 
-    SCALING_TARGETS = report_pages(f"{SC_DIR}/summary.md", f"{SC_DIR}/host_time.md") + [f"{SC_DIR}/{m}/{f}" for m in SC_METRICS
+    SCALING_TARGETS = report_pages(P.scaling(SC_SWEEP, "summary.md"), P.scaling(SC_SWEEP, "host_time.md")) + [P.scaling(SC_SWEEP, m, f) for m in SC_METRICS
                                                    for f in ("clusters.parquet", "histogram.parquet")] + \
-        [f"{SC_DIR}/predict/{wl}.parquet" for wl in SC["predict"]]
+        [P.scaling(SC_SWEEP, "predict", f"{wl}.parquet") for wl in SC["predict"]]

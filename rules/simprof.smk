@@ -10,7 +10,6 @@ from pipeline_lib.simprof.units import counter_mode, describe_unit, measure_of, 
 from pipeline_lib.versions import SIMPROF_VERSION
 
 SP = CONFIG["simprof"]
-SP_DIR = f"{RESULTS}/simprof"
 SP_RUNS = sorted(SP["runs"])
 SP_SETS = sorted(SP["sensitivity"])
 SP_OVERHEAD = sorted(SP["overhead"]["runs"])
@@ -53,7 +52,7 @@ SP_SAMPLING = {"measure": SP_MEASURE,
                **{k: SP[k] for k in ("points", "confidence", "draws", "second_window_s", "seed", "target_errors")}}
 SP_SENSITIVITY = {**SP_UNIT, "tolerance": SP["tolerance"]}
 PROFILE_FILES = [f"{t}.parquet" for t in PROFILE_TABLE_NAMES] + ["run.json"]
-SIMPROF_TARGETS = report_pages(f"{SP_DIR}/summary.md") if SP_RUNS else []
+SIMPROF_TARGETS = report_pages(P.simprof("summary.md")) if SP_RUNS else []
 
 wildcard_constraints:
     run="[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",
@@ -61,12 +60,12 @@ wildcard_constraints:
 
 
 def _run_input(wc):
-    return f"{SP_DIR}/inputs/{SP['runs'][wc.run]['input']}.txt"
+    return P.simprof("inputs", f"{SP['runs'][wc.run]['input']}.txt")
 
 
 rule simprof_input:
     output:
-        f"{SP_DIR}/inputs/{{sp_input}}.txt",
+        P.simprof("inputs", "{sp_input}.txt"),
     params:
         **keyed(
             spec=lambda wc: SP["inputs"][wc.sp_input],
@@ -76,14 +75,14 @@ rule simprof_input:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/simprof_input/{{sp_input}}.log",
+        P.log("simprof_input", "{sp_input}"),
     script:
         "../scripts/simprof_input.py"
 
 
 rule simprof_jar:
     output:
-        f"{SP_DIR}/simprof.jar",
+        P.simprof("simprof.jar"),
     params:
         **keyed(
             # the Java sources' digest: an edit rebuilds the jar and reruns the profiles
@@ -93,17 +92,17 @@ rule simprof_jar:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/simprof_jar/jar.log",
+        P.log("simprof_jar", "jar"),
     script:
         "../scripts/simprof_jar.py"
 
 
 rule simprof_profile:
     input:
-        jar=f"{SP_DIR}/simprof.jar",
+        jar=P.simprof("simprof.jar"),
         data=_run_input,
     output:
-        [f"{SP_DIR}/profiles/{{run}}/{f}" for f in PROFILE_FILES],
+        [P.simprof("profiles", "{run}", f) for f in PROFILE_FILES],
     params:
         **keyed(
             spec=lambda wc: SP["runs"][wc.run],
@@ -114,18 +113,18 @@ rule simprof_profile:
         **SP_JOB,
     threads: SP["cores"]
     log:
-        f"{RESULTS}/logs/simprof_profile/{{run}}.log",
+        P.log("simprof_profile", "{run}"),
     script:
         "../scripts/simprof_profile.py"
 
 
 rule simprof_phases:
     input:
-        [f"{SP_DIR}/profiles/{{run}}/{f}" for f in PROFILE_FILES],
+        [P.simprof("profiles", "{run}", f) for f in PROFILE_FILES],
     output:
-        units=f"{SP_DIR}/phases/{{run}}/units.parquet",
-        phases=f"{SP_DIR}/phases/{{run}}/phases.parquet",
-        model=f"{SP_DIR}/phases/{{run}}/model.json",
+        units=P.simprof("phases", "{run}", "units.parquet"),
+        phases=P.simprof("phases", "{run}", "phases.parquet"),
+        model=P.simprof("phases", "{run}", "model.json"),
     params:
         **keyed(
             opts=SP_PHASES,
@@ -135,17 +134,17 @@ rule simprof_phases:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/simprof_phases/{{run}}.log",
+        P.log("simprof_phases", "{run}"),
     script:
         "../scripts/simprof_phases.py"
 
 
 rule simprof_sampling:
     input:
-        f"{SP_DIR}/phases/{{run}}/units.parquet",
+        P.simprof("phases", "{run}", "units.parquet"),
     output:
-        errors=f"{SP_DIR}/sampling/{{run}}/errors.parquet",
-        sizes=f"{SP_DIR}/sampling/{{run}}/sizes.parquet",
+        errors=P.simprof("sampling", "{run}", "errors.parquet"),
+        sizes=P.simprof("sampling", "{run}", "sizes.parquet"),
     params:
         **keyed(
             opts=SP_SAMPLING,
@@ -155,28 +154,28 @@ rule simprof_sampling:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/simprof_sampling/{{run}}.log",
+        P.log("simprof_sampling", "{run}"),
     script:
         "../scripts/simprof_sampling.py"
 
 
 rule simprof_sensitivity:
     input:
-        units=lambda wc: f"{SP_DIR}/phases/{SP['sensitivity'][wc.sp_set]['train']}/units.parquet",
-        phases=lambda wc: f"{SP_DIR}/phases/{SP['sensitivity'][wc.sp_set]['train']}/phases.parquet",
-        model=lambda wc: f"{SP_DIR}/phases/{SP['sensitivity'][wc.sp_set]['train']}/model.json",
-        refs=lambda wc: [f"{SP_DIR}/profiles/{r}/{f}" for r in SP["sensitivity"][wc.sp_set]["references"]
+        units=lambda wc: P.simprof("phases", SP["sensitivity"][wc.sp_set]["train"], "units.parquet"),
+        phases=lambda wc: P.simprof("phases", SP["sensitivity"][wc.sp_set]["train"], "phases.parquet"),
+        model=lambda wc: P.simprof("phases", SP["sensitivity"][wc.sp_set]["train"], "model.json"),
+        refs=lambda wc: [P.simprof("profiles", r, f) for r in SP["sensitivity"][wc.sp_set]["references"]
                          for f in PROFILE_FILES],
     output:
-        table=f"{SP_DIR}/sensitivity/{{sp_set}}.parquet",
-        summary=f"{SP_DIR}/sensitivity/{{sp_set}}.json",
+        table=P.simprof("sensitivity", "{sp_set}.parquet"),
+        summary=P.simprof("sensitivity", "{sp_set}.json"),
     wildcard_constraints:
         sp_set="[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",
     params:
         **keyed(
             train=lambda wc: SP["sensitivity"][wc.sp_set]["train"],
             references=lambda wc: SP["sensitivity"][wc.sp_set]["references"],
-            profiles=lambda wc: [f"{SP_DIR}/profiles/{r}" for r in SP["sensitivity"][wc.sp_set]["references"]],
+            profiles=lambda wc: [P.simprof("profiles", r) for r in SP["sensitivity"][wc.sp_set]["references"]],
             opts=SP_SENSITIVITY,
             code_version=SIMPROF_VERSION,
         ),
@@ -184,17 +183,17 @@ rule simprof_sensitivity:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/simprof_sensitivity/{{sp_set}}.log",
+        P.log("simprof_sensitivity", "{sp_set}"),
     script:
         "../scripts/simprof_sensitivity.py"
 
 
 rule simprof_overhead:
     input:
-        jar=f"{SP_DIR}/simprof.jar",
+        jar=P.simprof("simprof.jar"),
         data=_run_input,
     output:
-        f"{SP_DIR}/overhead/{{run}}.parquet",
+        P.simprof("overhead", "{run}.parquet"),
     params:
         **keyed(
             spec=lambda wc: SP["runs"][wc.run],
@@ -207,26 +206,26 @@ rule simprof_overhead:
         runtime=SP_JOB["runtime"] * 2 * SP["overhead"]["repeats"],
     threads: SP["cores"]
     log:
-        f"{RESULTS}/logs/simprof_overhead/{{run}}.log",
+        P.log("simprof_overhead", "{run}"),
     script:
         "../scripts/simprof_overhead.py"
 
 
 rule simprof_summary:
     input:
-        runs=[f"{SP_DIR}/profiles/{r}/run.json" for r in SP_RUNS],
-        models=[f"{SP_DIR}/phases/{r}/model.json" for r in SP_RUNS],
-        phases=[f"{SP_DIR}/phases/{r}/phases.parquet" for r in SP_RUNS],
-        errors=[f"{SP_DIR}/sampling/{r}/errors.parquet" for r in SP_RUNS],
-        sizes=[f"{SP_DIR}/sampling/{r}/sizes.parquet" for r in SP_RUNS],
-        sensitivity=[f"{SP_DIR}/sensitivity/{s}.json" for s in SP_SETS],
-        overhead=[f"{SP_DIR}/overhead/{r}.parquet" for r in SP_OVERHEAD],
+        runs=[P.simprof("profiles", r, "run.json") for r in SP_RUNS],
+        models=[P.simprof("phases", r, "model.json") for r in SP_RUNS],
+        phases=[P.simprof("phases", r, "phases.parquet") for r in SP_RUNS],
+        errors=[P.simprof("sampling", r, "errors.parquet") for r in SP_RUNS],
+        sizes=[P.simprof("sampling", r, "sizes.parquet") for r in SP_RUNS],
+        sensitivity=[P.simprof("sensitivity", f"{s}.json") for s in SP_SETS],
+        overhead=[P.simprof("overhead", f"{r}.parquet") for r in SP_OVERHEAD],
     output:
-        summary=f"{SP_DIR}/summary.md",
-        tables=[f"{SP_DIR}/{t}.parquet" for t in ("homogeneity", "errors", "sizes", "sensitivity")],
-        figures=[figure(f"{SP_DIR}/{f}.png", f"simprof/{f}", "SimProf", "Phases and sampling")
+        summary=P.simprof("summary.md"),
+        tables=[P.simprof(f"{t}.parquet") for t in ("homogeneity", "errors", "sizes", "sensitivity")],
+        figures=[figure(P.simprof(f"{f}.png"), f"simprof/{f}", "SimProf", "Phases and sampling")
                  for f in ("fig40_cov", "fig41_errors", "fig42_sizes")]
-                + ([figure(f"{SP_DIR}/{f}.png", f"simprof/{f}", "SimProf", "Input sensitivity")
+                + ([figure(P.simprof(f"{f}.png"), f"simprof/{f}", "SimProf", "Input sensitivity")
                     for f in ("fig46_sensitive_points", "fig47_phases")] if SP_SETS else []),
     params:
         **keyed(
@@ -241,6 +240,6 @@ rule simprof_summary:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/simprof_summary/summary.log",
+        P.log("simprof_summary", "summary"),
     script:
         "../scripts/simprof_summary.py"

@@ -21,12 +21,12 @@ def _hw(name):
 
 rule simulate:
     input:
-        check=f"{RESULTS}/traces/{{wl}}/check.json",
-        tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in ("launches", "blocks", "instructions", "warp_trace")],
+        check=P.trace("check.json"),
+        tables=[P.trace(f"{t}.parquet") for t in ("launches", "blocks", "instructions", "warp_trace")],
     output:
-        tables=[f"{RESULTS}/sim/{{wl}}/{{hw}}/{t}.parquet" for t in SIM_TABLES],
-        summary=f"{RESULTS}/sim/{{wl}}/{{hw}}/summary.json",
-        host_time=f"{RESULTS}/sim/{{wl}}/{{hw}}/host_time.json",
+        tables=[P.sim(f"{t}.parquet") for t in SIM_TABLES],
+        summary=P.sim("summary.json"),
+        host_time=P.sim("host_time.json"),
     params:
         **keyed(
             hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
@@ -40,16 +40,16 @@ rule simulate:
         runtime=CONFIG["simulate"]["runtime_min"],
     threads: 1
     log:
-        f"{RESULTS}/logs/simulate/{{wl}}/{{hw}}.log",
+        P.log("simulate", "{wl}", "{hw}"),
     script:
         "../scripts/simulate.py"
 
 
 rule power:
     input:
-        activity=f"{RESULTS}/sim/{{wl}}/{{hw}}/activity.parquet",
+        activity=P.sim("activity.parquet"),
     output:
-        f"{RESULTS}/sim/{{wl}}/{{hw}}/power.parquet",
+        P.sim("power.parquet"),
     params:
         **keyed(
             hw=lambda wc: hardware_slice(_hw(wc.hw), POWER_FIELDS),
@@ -59,6 +59,6 @@ rule power:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/power/{{wl}}/{{hw}}.log",
+        P.log("power", "{wl}", "{hw}"),
     script:
         "../scripts/power.py"

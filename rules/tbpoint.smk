@@ -11,7 +11,6 @@ from pipeline_lib.workloads.registry_info import KINDS
 TBP = CONFIG["tbpoint"]
 TBP_HARDWARE = sorted(TBP["hardware"])
 TBP_SENSITIVITY = list(TBP["sensitivity"])
-TBP_DIR = f"{RESULTS}/tbpoint"
 for _name in TBP_SENSITIVITY:   # a bad variant name fails before any job runs
     _hw(_name)
 _unknown_plot = [w for w in TBP["kernel_types"]["plot"] if w not in WORKLOADS]
@@ -30,10 +29,10 @@ if _missing:
 
 rule tbpoint_inter_launch:
     input:
-        check=f"{RESULTS}/traces/{{wl}}/check.json",
-        launches=f"{RESULTS}/traces/{{wl}}/launches.parquet",
+        check=P.trace("check.json"),
+        launches=P.trace("launches.parquet"),
     output:
-        f"{TBP_DIR}/{{wl}}/inter_launch.parquet",
+        P.tbpoint("{wl}", "inter_launch.parquet"),
     params:
         **keyed(
             sigma=TBP["inter_sigma"],
@@ -46,18 +45,18 @@ rule tbpoint_inter_launch:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/tbpoint_inter_launch/{{wl}}.log",
+        P.log("tbpoint_inter_launch", "{wl}"),
     script:
         "../scripts/tbpoint_inter_launch.py"
 
 
 rule tbpoint_regions:
     input:
-        check=f"{RESULTS}/traces/{{wl}}/check.json",
-        tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in ("launches", "blocks")],
+        check=P.trace("check.json"),
+        tables=[P.trace(f"{t}.parquet") for t in ("launches", "blocks")],
     output:
-        epochs=f"{TBP_DIR}/{{wl}}/{{hw}}/epochs.parquet",
-        regions=f"{TBP_DIR}/{{wl}}/{{hw}}/regions.parquet",
+        epochs=P.tbpoint("{wl}", "{hw}", "epochs.parquet"),
+        regions=P.tbpoint("{wl}", "{hw}", "regions.parquet"),
     params:
         **keyed(
             hw=lambda wc: hardware_slice(_hw(wc.hw), OCCUPANCY_FIELDS),
@@ -71,21 +70,21 @@ rule tbpoint_regions:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/tbpoint_regions/{{wl}}/{{hw}}.log",
+        P.log("tbpoint_regions", "{wl}", "{hw}"),
     script:
         "../scripts/tbpoint_regions.py"
 
 
 rule tbpoint_sample:
     input:
-        check=f"{RESULTS}/traces/{{wl}}/check.json",
-        tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in ("launches", "blocks", "instructions", "warp_trace")],
-        inter=f"{TBP_DIR}/{{wl}}/inter_launch.parquet",
-        regions=f"{TBP_DIR}/{{wl}}/{{hw}}/regions.parquet",
+        check=P.trace("check.json"),
+        tables=[P.trace(f"{t}.parquet") for t in ("launches", "blocks", "instructions", "warp_trace")],
+        inter=P.tbpoint("{wl}", "inter_launch.parquet"),
+        regions=P.tbpoint("{wl}", "{hw}", "regions.parquet"),
     output:
-        table=f"{TBP_DIR}/{{wl}}/{{hw}}/sampled.parquet",
-        summary=f"{TBP_DIR}/{{wl}}/{{hw}}/sampled.json",
-        host_time=f"{TBP_DIR}/{{wl}}/{{hw}}/host_time.json",
+        table=P.tbpoint("{wl}", "{hw}", "sampled.parquet"),
+        summary=P.tbpoint("{wl}", "{hw}", "sampled.json"),
+        host_time=P.tbpoint("{wl}", "{hw}", "host_time.json"),
     params:
         **keyed(
             hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
@@ -105,7 +104,7 @@ rule tbpoint_sample:
         runtime=CONFIG["simulate"]["runtime_min"],
     threads: 1
     log:
-        f"{RESULTS}/logs/tbpoint_sample/{{wl}}/{{hw}}.log",
+        P.log("tbpoint_sample", "{wl}", "{hw}"),
     script:
         "../scripts/tbpoint_sample.py"
 
@@ -115,10 +114,10 @@ rule tbpoint_sample:
 # clusters, finds regions and samples; validation adds its row.
 rule tbpoint_sample_seed:
     input:
-        check=f"{RESULTS}/traces/{{wl}}/check.json",
-        tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in ("launches", "blocks", "instructions", "warp_trace")],
+        check=P.trace("check.json"),
+        tables=[P.trace(f"{t}.parquet") for t in ("launches", "blocks", "instructions", "warp_trace")],
     output:
-        f"{TBP_DIR}/{{wl}}/{{hw}}/sampled_seed.json",
+        P.tbpoint("{wl}", "{hw}", "sampled_seed.json"),
     params:
         **keyed(
             hw=lambda wc: hardware_slice(_hw(wc.hw), TIMING_FIELDS),
@@ -135,16 +134,16 @@ rule tbpoint_sample_seed:
         runtime=CONFIG["simulate"]["runtime_min"],
     threads: 1
     log:
-        f"{RESULTS}/logs/tbpoint_sample_seed/{{wl}}/{{hw}}.log",
+        P.log("tbpoint_sample_seed", "{wl}", "{hw}"),
     script:
         "../scripts/tbpoint_sample_seed.py"
 
 
 rule tbpoint_baselines:
     input:
-        units=f"{RESULTS}/sim/{{wl}}/{{hw}}/units.parquet",
+        units=P.sim("units.parquet"),
     output:
-        f"{TBP_DIR}/{{wl}}/{{hw}}/baselines.parquet",
+        P.tbpoint("{wl}", "{hw}", "baselines.parquet"),
     params:
         **keyed(
             random=TBP["random"],
@@ -155,27 +154,27 @@ rule tbpoint_baselines:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/tbpoint_baselines/{{wl}}/{{hw}}.log",
+        P.log("tbpoint_baselines", "{wl}", "{hw}"),
     script:
         "../scripts/tbpoint_baselines.py"
 
 
 rule tbpoint_validate:
     input:
-        full=expand(f"{RESULTS}/sim/{{wl}}/{{{{hw}}}}/summary.json", wl=WORKLOADS),
-        launches=expand(f"{RESULTS}/sim/{{wl}}/{{{{hw}}}}/launches.parquet", wl=WORKLOADS),
-        sampled=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/sampled.json", wl=WORKLOADS),
-        sampled_table=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/sampled.parquet", wl=WORKLOADS),
-        baselines=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/baselines.parquet", wl=WORKLOADS),
-        seed=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/sampled_seed.json", wl=WORKLOADS) if TBP["seed_rules"] else [],
-        full_host=expand(f"{RESULTS}/sim/{{wl}}/{{{{hw}}}}/host_time.json", wl=WORKLOADS),
-        sampled_host=expand(f"{TBP_DIR}/{{wl}}/{{{{hw}}}}/host_time.json", wl=WORKLOADS),
+        full=expand(P.sim("summary.json", "{wl}", "{{hw}}"), wl=WORKLOADS),
+        launches=expand(P.sim("launches.parquet", "{wl}", "{{hw}}"), wl=WORKLOADS),
+        sampled=expand(P.tbpoint("{wl}", "{{hw}}", "sampled.json"), wl=WORKLOADS),
+        sampled_table=expand(P.tbpoint("{wl}", "{{hw}}", "sampled.parquet"), wl=WORKLOADS),
+        baselines=expand(P.tbpoint("{wl}", "{{hw}}", "baselines.parquet"), wl=WORKLOADS),
+        seed=expand(P.tbpoint("{wl}", "{{hw}}", "sampled_seed.json"), wl=WORKLOADS) if TBP["seed_rules"] else [],
+        full_host=expand(P.sim("host_time.json", "{wl}", "{{hw}}"), wl=WORKLOADS),
+        sampled_host=expand(P.tbpoint("{wl}", "{{hw}}", "host_time.json"), wl=WORKLOADS),
     output:
-        table=f"{TBP_DIR}/{{hw}}/validation.parquet",
-        summary=f"{TBP_DIR}/{{hw}}/summary.md",
-        host_table=f"{TBP_DIR}/{{hw}}/host_time.parquet",
-        host_summary=f"{TBP_DIR}/{{hw}}/host_time.md",
-        figures=[figure(f"{TBP_DIR}/{{hw}}/{f}.png", f"tbpoint/{f}", "TBPoint", "Validation on {hw}") for f in
+        table=P.tbpoint("{hw}", "validation.parquet"),
+        summary=P.tbpoint("{hw}", "summary.md"),
+        host_table=P.tbpoint("{hw}", "host_time.parquet"),
+        host_summary=P.tbpoint("{hw}", "host_time.md"),
+        figures=[figure(P.tbpoint("{hw}", f"{f}.png"), f"tbpoint/{f}", "TBPoint", "Validation on {hw}") for f in
                  ("fig11_ipc", "fig12_sample_size", "fig13_skipped_split", "fig14_miss_rate_error")],
     params:
         **keyed(
@@ -186,19 +185,19 @@ rule tbpoint_validate:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/tbpoint_validate/{{hw}}.log",
+        P.log("tbpoint_validate", "{hw}"),
     script:
         "../scripts/tbpoint_validate.py"
 
 
 rule tbpoint_sensitivity:
     input:
-        full=[f"{RESULTS}/sim/{wl}/{hw}/summary.json" for hw in TBP_SENSITIVITY for wl in WORKLOADS],
-        sampled=[f"{TBP_DIR}/{wl}/{hw}/sampled.json" for hw in TBP_SENSITIVITY for wl in WORKLOADS],
+        full=[P.sim("summary.json", wl, hw) for hw in TBP_SENSITIVITY for wl in WORKLOADS],
+        sampled=[P.tbpoint(wl, hw, "sampled.json") for hw in TBP_SENSITIVITY for wl in WORKLOADS],
     output:
-        table=f"{TBP_DIR}/sensitivity/sensitivity.parquet",
-        summary=f"{TBP_DIR}/sensitivity/summary.md",
-        figures=[figure(f"{TBP_DIR}/sensitivity/{f}.png", f"tbpoint/{f}", "TBPoint", "Sensitivity to the configuration")
+        table=P.tbpoint("sensitivity", "sensitivity.parquet"),
+        summary=P.tbpoint("sensitivity", "summary.md"),
+        figures=[figure(P.tbpoint("sensitivity", f"{f}.png"), f"tbpoint/{f}", "TBPoint", "Sensitivity to the configuration")
                  for f in ("fig15_error_by_config", "fig16_sample_size_by_config")],
     params:
         **keyed(
@@ -210,15 +209,15 @@ rule tbpoint_sensitivity:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/tbpoint_sensitivity.log",
+        P.log("tbpoint_sensitivity"),
     script:
         "../scripts/tbpoint_sensitivity.py"
 
 
 rule tbpoint_markov:
     output:
-        table=f"{TBP_DIR}/markov/fig7.parquet",
-        figure=figure(f"{TBP_DIR}/markov/fig7_ipc_variation.png", "tbpoint/fig7_ipc_variation", "TBPoint",
+        table=P.tbpoint("markov", "fig7.parquet"),
+        figure=figure(P.tbpoint("markov", "fig7_ipc_variation.png"), "tbpoint/fig7_ipc_variation", "TBPoint",
                       "Markov model"),
     params:
         **keyed(
@@ -229,18 +228,18 @@ rule tbpoint_markov:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/tbpoint_markov.log",
+        P.log("tbpoint_markov"),
     script:
         "../scripts/tbpoint_markov.py"
 
 
 rule tbpoint_kernel_types:
     input:
-        checks=expand(f"{RESULTS}/traces/{{wl}}/check.json", wl=WORKLOADS),
-        blocks=expand(f"{RESULTS}/traces/{{wl}}/blocks.parquet", wl=WORKLOADS),
+        checks=expand(P.trace("check.json"), wl=WORKLOADS),
+        blocks=expand(P.trace("blocks.parquet"), wl=WORKLOADS),
     output:
-        table=f"{TBP_DIR}/kernel_types/kernel_types.parquet",
-        figure=figure(f"{TBP_DIR}/kernel_types/fig10_kernel_types.png", "tbpoint/fig10_kernel_types", "TBPoint",
+        table=P.tbpoint("kernel_types", "kernel_types.parquet"),
+        figure=figure(P.tbpoint("kernel_types", "fig10_kernel_types.png"), "tbpoint/fig10_kernel_types", "TBPoint",
                       "Kernel types"),
     params:
         **keyed(
@@ -254,6 +253,6 @@ rule tbpoint_kernel_types:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/tbpoint_kernel_types.log",
+        P.log("tbpoint_kernel_types"),
     script:
         "../scripts/tbpoint_kernel_types.py"

@@ -44,8 +44,8 @@ rule trace:
     input:
         traceg=_traceg_files,
     output:
-        tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in TRACE_TABLES],
-        check=f"{RESULTS}/traces/{{wl}}/check.json",
+        tables=[P.trace(f"{t}.parquet") for t in TRACE_TABLES],
+        check=P.trace("check.json"),
     params:
         **keyed(
             spec=_trace_spec,
@@ -61,7 +61,7 @@ rule trace:
         runtime=CONFIG["trace"]["runtime_min"],
     threads: 1
     log:
-        f"{RESULTS}/logs/trace/{{wl}}.log",
+        P.log("trace", "{wl}"),
     script:
         "../scripts/trace_workload.py"
 
@@ -72,10 +72,10 @@ rule export_traceg:
     xz-compressed kernel-N.traceg.xz per launch; a target only, no other
     stage reads it."""
     input:
-        tables=[f"{RESULTS}/traces/{{wl}}/{t}.parquet" for t in TRACE_TABLES],
-        check=f"{RESULTS}/traces/{{wl}}/check.json",
+        tables=[P.trace(f"{t}.parquet") for t in TRACE_TABLES],
+        check=P.trace("check.json"),
     output:
-        directory(f"{RESULTS}/traceg/{{wl}}"),
+        directory(P.traceg()),
     params:
         **keyed(
             compress=True,
@@ -85,6 +85,6 @@ rule export_traceg:
         **LIGHT_JOB,
     threads: 1
     log:
-        f"{RESULTS}/logs/export_traceg/{{wl}}.log",
+        P.log("export_traceg", "{wl}"),
     script:
         "../scripts/export_traceg.py"

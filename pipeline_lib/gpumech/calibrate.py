@@ -29,6 +29,7 @@ import pandas as pd
 
 from ..sim.hardware import load_hardware, variant_name
 from ..sim.trace_reader import TraceDir
+from ..workflow import Paths
 from .analysis import GPUMech
 from .contention import MODEL, SYNCS
 from .model import POLICIES
@@ -42,14 +43,15 @@ def sync_errors(workloads: list[str], hw_name: str, results: Path, min_waves: fl
     hw = load_hardware(hw_name)
     sims = {p: hw_name if p == hw["scheduler"] else variant_name(hw_name, sched=p) for p in POLICIES}
     rows = []
+    P = Paths(results)
     for wl in workloads:
-        trace = results / "traces" / wl
-        missing = [str(f) for f in [trace] + [results / "sim" / wl / s / "launches.parquet" for s in sims.values()]
+        trace = Path(P.trace_dir(wl))
+        missing = [str(f) for f in [trace] + [Path(P.sim("launches.parquet", wl, s)) for s in sims.values()]
                    if not f.exists()]
         if missing:
             raise FileNotFoundError(f"calibration of {wl}: missing {', '.join(missing)} (run the trace and "
                                     "simulate rules for it first)")
-        sim_tables = {p: pd.read_parquet(results / "sim" / wl / s / "launches.parquet").set_index("launch")
+        sim_tables = {p: pd.read_parquet(P.sim("launches.parquet", wl, s)).set_index("launch")
                       for p, s in sims.items()}
         for pacing, sync in ((pc, s) for pc in pacings for s in SYNCS):
             res = GPUMech(hw, sync={p: sync for p in POLICIES}, pacing=pacing).run(TraceDir(trace))

@@ -130,9 +130,11 @@ def sampled_sweep_inputs(results: str, wl: str, hw: str) -> dict:
     """The files a sampled sweep's batch of ``wl`` reads: TBPoint's
     validation on ``hw`` (the full simulation's and TBPoint's summaries) and
     the inter-launch table, by the names rule ``sweep_batch`` gives them."""
-    return {"inter": f"{results}/tbpoint/{wl}/inter_launch.parquet",
-            "validation_full": f"{results}/sim/{wl}/{hw}/summary.json",
-            "validation_sampled": f"{results}/tbpoint/{wl}/{hw}/sampled.json"}
+    from ..workflow import Paths
+    P = Paths(results)
+    return {"inter": P.tbpoint(wl, "inter_launch.parquet"),
+            "validation_full": P.sim("summary.json", wl, hw),
+            "validation_sampled": P.tbpoint(wl, hw, "sampled.json")}
 
 
 def point_simulator(wl: str, options: dict, full_summary, sampled_summary, inter_path):
