@@ -51,6 +51,11 @@ def validate(config: dict, source: str = "config") -> dict:
             check_params(bench, spec["size"], spec.get("params", {}))
         except ParamError as e:
             raise ConfigError(f"{source}: invalid field 'workloads.{wl}.params.{e.field}': {e}") from None
+    from .workflow.checks import check_config
+    try:
+        check_config(config, source)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
     return config
 
 

@@ -20,9 +20,6 @@ def gm_point(hw, key, value):
 
 
 GM_SWEEP_WL = list(GM["sweep_workloads"]) or WORKLOADS
-_bad = [w for w in GM_SWEEP_WL if w not in CONFIG["workloads"]]
-if _bad:
-    raise ValueError(f"config: gpumech.sweep_workloads names {', '.join(_bad)}, which workloads lacks")
 GM_STACK_WL = [w for w in GM["stack_workloads"] if w in GM_SWEEP_WL]
 
 
@@ -166,6 +163,12 @@ rule gpumech_sweep:
                                 "warps": _hw(p)["sm_limits"]["warps"], "bandwidth": dram_bandwidth_gbs(_hw(p))}
                                for k, v, p in gm_sweep_points(wc.hw)],
             workloads=GM_SWEEP_WL,
+            # point configuration -> workload -> the files of its GPUMech analysis and simulation
+            files=lambda wc: {p: {wl: {"predictions": P.gpumech(wl, p, "predictions.parquet"),
+                                       "launches": P.gpumech(wl, p, "launches.parquet"),
+                                       "stacks": P.gpumech(wl, p, "stacks.parquet"),
+                                       "sim": P.sim("launches.parquet", wl, p)} for wl in GM_SWEEP_WL}
+                              for _, _, p in gm_sweep_points(wc.hw)},
             stack_workloads=GM_STACK_WL,
             cores=lambda wc: _hw(wc.hw)["cores"],
             min_waves=GM["min_waves"],

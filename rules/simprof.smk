@@ -2,7 +2,6 @@
 # jar, one thread profile per configured run, units and phases per run, the
 # sampling study, input sensitivity per set, the profiling overhead and the
 # summary with Figs. 40-42, 46 and 47.  Independent of the GPU stages.
-from pipeline_lib.simprof.inputs import check_spec
 from pipeline_lib.simprof.jvm import source_digest
 from pipeline_lib.simprof.profile import TABLES as PROFILE_TABLE_NAMES
 from pipeline_lib.simprof.emulated import source_digest as emulated_source_digest
@@ -13,21 +12,6 @@ SP = CONFIG["simprof"]
 SP_RUNS = sorted(SP["runs"])
 SP_SETS = sorted(SP["sensitivity"])
 SP_OVERHEAD = sorted(SP["overhead"]["runs"])
-for _name, _spec in SP["inputs"].items():
-    check_spec(_name, _spec)
-for _run, _spec in SP["runs"].items():
-    if _spec["input"] not in SP["inputs"]:
-        raise ValueError(f"config: simprof.runs.{_run}.input names {_spec['input']!r}, which simprof.inputs lacks")
-for _set, _spec in SP["sensitivity"].items():
-    for _r in [_spec["train"], *_spec["references"]]:
-        if _r not in SP["runs"]:
-            raise ValueError(f"config: simprof.sensitivity.{_set} names run {_r!r}, which simprof.runs lacks")
-        if SP["runs"][_r]["job"] != SP["runs"][_spec["train"]]["job"]:
-            raise ValueError(f"config: simprof.sensitivity.{_set}: run {_r!r} is not a "
-                             f"{SP['runs'][_spec['train']]['job']} run like its training run")
-for _r in SP_OVERHEAD:
-    if _r not in SP["runs"]:
-        raise ValueError(f"config: simprof.overhead.runs names {_r!r}, which simprof.runs lacks")
 # The counter mode is this host's (docs/simprof.md, "Counter modes"): where
 # a PMU counts instructions, "auto" cuts units of instructions; a host that
 # gains or loses one reruns the profiles. Jobs check it again where they run.

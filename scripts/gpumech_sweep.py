@@ -8,15 +8,13 @@ from pipeline_lib.gpumech.run import sweep_stage
 
 sm = snakemake  # noqa: F821  (injected by Snakemake)
 with job_log(sm):
-    p, i = sm.params, sm.input
-    n = len(p.workloads)
+    p = sm.params
     points = []
-    for k, pt in enumerate(p.points):
-        sl = slice(k * n, (k + 1) * n)
-        items = [{"workload": wl, "predictions": pd.read_parquet(pr), "launches": pd.read_parquet(la),
-                  "stacks": pd.read_parquet(st), "sim": {pt["policy"]: pd.read_parquet(si)}}
-                 for wl, pr, la, st, si in zip(p.workloads, i.predictions[sl], i.launches[sl], i.stacks[sl],
-                                               i.sims[sl])]
+    for pt in p.points:
+        files = p.files[pt["hardware"]]
+        items = [{"workload": wl, "predictions": pd.read_parquet(files[wl]["predictions"]),
+                  "launches": pd.read_parquet(files[wl]["launches"]), "stacks": pd.read_parquet(files[wl]["stacks"]),
+                  "sim": {pt["policy"]: pd.read_parquet(files[wl]["sim"])}} for wl in p.workloads]
         points.append({**pt, "items": items})
     sweep_stage(points, p.cores, p.min_waves, list(p.stack_workloads), sm.output.table, sm.output.stacks,
                 Path(sm.output.table).parent)

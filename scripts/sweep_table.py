@@ -10,12 +10,11 @@ from pipeline_lib.sweeps import sweep_table
 sm = snakemake  # noqa: F821  (injected by Snakemake)
 with job_log(sm):
     p = sm.params
-    n = len(p.workloads)
     rows = []
-    for k, (pt, clock) in enumerate(zip(p.points, p.clocks)):
-        for j, wl in enumerate(p.workloads):
-            d = Path(p.dirs[k * n + j])
-            rows.append({"point": pt, "workload": wl, "core_clock_mhz": clock,
+    for pt in p.points:
+        for wl in p.workloads:
+            d = Path(p.dirs[pt["name"]][wl])
+            rows.append({"point": pt, "workload": wl, "core_clock_mhz": p.clocks[pt["name"]],
                          "summary": json.loads((d / "summary.json").read_text()),
                          "power": pd.read_parquet(d / "power.parquet")})
     sweep_table(sm.wildcards.sweep, rows, sm.output[0])

@@ -176,3 +176,22 @@ def test_check_command_reports_the_first_error(tmp_path, capsys):
     assert main([str(bad)]) == 1
     assert "invalid field 'workloads.a.params.m'" in capsys.readouterr().err
     assert main([str(ROOT / "config" / "config.yaml")]) == 0
+
+
+@pytest.mark.parametrize("overlay, message", [
+    ({"sweeps": {"scaling": {"workloads": ["nosuch"]}}}, "sweeps.scaling.workloads names nosuch, which workloads lacks"),
+    ({"scaling": {"histogram_k": [99]}}, "scaling.histogram_k has 99, which scaling.cluster_counts lacks"),
+    ({"scaling": {"sweep": "nosuch"}}, "scaling.sweep names 'nosuch', which sweeps lacks"),
+    ({"tbpoint": {"hardware": ["volta-v100"]}}, "tbpoint.hardware names volta-v100, which simulate.hardware lacks"),
+    ({"gpumech": {"sweep_workloads": ["nosuch"]}}, "gpumech.sweep_workloads names nosuch, which workloads lacks"),
+    ({"simprof": {"overhead": {"runs": ["nosuch"]}}}, "simprof.overhead.runs names 'nosuch', which simprof.runs lacks"),
+])
+def test_checks_across_fields_name_the_files_and_the_field(tmp_path, overlay, message):
+    """pipeline_lib/workflow/checks.py: run by validate, so make check-config
+    reports them before a run."""
+    p = tmp_path / "overlay.yaml"
+    p.write_text(yaml.safe_dump(overlay))
+    base = ROOT / "config" / "config.yaml"
+    with pytest.raises(ConfigError) as e:
+        load(base, p)
+    assert str(e.value).startswith(f"{base}, {p}: {message}")

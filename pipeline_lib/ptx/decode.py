@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import isa
-from .parser import Kernel, Module, Operand, PTXError, Statement, _TYPE_SIZE, parse_int
+from .parser import Kernel, Module, Operand, PTXError, Statement, parse_int
 
 __all__ = ["DecodedKernel", "decode_kernel", "immediate_postdominators"]
 

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from . import isa
-from .isa import (FK_AND, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FADD, FK_FFMA, FK_FMUL, FK_FSUB, FK_IADD,
+from .isa import (FK_AND, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FADD, FK_FMUL, FK_FSUB, FK_IADD,
                   FK_IMAD_LO, FK_IMUL_LO, FK_IMUL_WIDE, FK_ISUB, FK_LD_GLOBAL, FK_LD_SHARED, FK_LD_UNIFORM, FK_MOV,
                   FK_NONE, FK_OR, FK_SETP_F32, FK_SETP_INT, FK_SHL, FK_ST_GLOBAL, FK_ST_SHARED, FK_XOR)
 from .fpmath import (add_f32, fma_f32, fma_f64, fmax, fmin, ftz32, mul_f32, round_int_f64,
@@ -721,7 +721,7 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
                 r = Af[2 * (ao + l)] * Bf[2 * (bo + l)]
                 R[od + l] = 0  # the destination may be a source: read first
                 Rf32[2 * (od + l)] = r
-    else:
+    else:  # FK_FFMA
         for l in range(32):
             if full or (mask >> l) & 1:
                 r = _fma_rn_f32(Af[2 * (ao + l)], Bf[2 * (bo + l)], Cf[2 * (co + l)], scratch)

@@ -62,6 +62,12 @@ class SweepLayout:
         wls = self.workloads[sweep] if wls is None else wls
         return [self.point_dir(sweep, wl, p["name"]) for p in self.points[sweep] for wl in wls]
 
+    def dir_map(self, sweep: str, wls=None) -> dict:
+        """The same directories as {point name: {workload: directory}}: what a
+        job reads by name rather than by position in a list."""
+        wls = self.workloads[sweep] if wls is None else wls
+        return {p["name"]: {wl: self.point_dir(sweep, wl, p["name"]) for wl in wls} for p in self.points[sweep]}
+
     def sampled(self, sweep: str, wl: str) -> bool:
         """Whether ``wl``'s points of ``sweep`` may be sampled
         (``sweeps.<name>.sampled`` and ``wl`` in the suite TBPoint
