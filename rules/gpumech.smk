@@ -1,62 +1,27 @@
 # GPUMech (docs/gpumech.md): input collector, interval algorithm,
 # representative warp and the Table 8 models for every launch of a workload,
 # and their validation against the detailed simulator under both schedulers.
-from pipeline_lib.gpumech.analysis import collection_key
-from pipeline_lib.sim.hardware import SCHEDULERS, dram_bandwidth_gbs, variant_name
+from pipeline_lib.sim.hardware import dram_bandwidth_gbs
+from pipeline_lib.workflow.gpumech import GPUMechLayout
 from pipeline_lib.versions import GPUMECH_VERSION
 
 GM = CONFIG["gpumech"]
 GM_HARDWARE = sorted(GM["hardware"])
 # the analysis predicts every scheduler, so it does not read the configured one
 GM_FIELDS = [f for f in TIMING_FIELDS if f not in ("name", "scheduler")]
-
-
-def gm_point(hw, key, value):
-    """The configuration of one sweep point: ``hw`` itself where it already
-    has that value, else its variant (so no configuration is simulated twice)."""
-    base = _hw(hw)
-    current = {"w": base["sm_limits"]["warps"], "mshr": base["l1"]["mshrs"], "mc": base["dram"]["clock_mhz"]}[key]
-    return hw if current == value else variant_name(hw, **{key: value})
-
-
 GM_SWEEP_WL = list(GM["sweep_workloads"]) or WORKLOADS
 GM_STACK_WL = [w for w in GM["stack_workloads"] if w in GM_SWEEP_WL]
-
-
-def gm_sweep_points(hw):
-    return [(key, int(v), gm_point(hw, key, int(v))) for key, values in sorted(GM["sweeps"].items())
-            for v in values]
-
-
-# sweep point -> the validated configuration whose representative warps it reuses (4.6.5)
-GM_POINT_BASE = {p: hw for hw in GM_HARDWARE for _, _, p in gm_sweep_points(hw) if p != hw}
-
-
-def gm_reused_collection(wc):
-    """The base's collector counts, where the sweep point differs from its
-    base only in timing fields (analysis.collection_key) and
-    gpumech.reuse_collection is on: then the point's analysis runs no
-    collector."""
-    base = GM_POINT_BASE.get(wc.hw)
-    if base is None or not GM["reuse_collection"] or collection_key(_hw(wc.hw)) != collection_key(_hw(base)):
-        return []
-    return [P.gpumech(wc.wl, base, "collected.parquet")]
-
-
-def gm_policy_sims(hw):
-    """Simulation name per scheduler: the configuration itself for its own
-    scheduler, its -rr/-gto variant for the other."""
-    own = _hw(hw)["scheduler"]
-    return {p: hw if p == own else variant_name(hw, sched=p) for p in SCHEDULERS}
+# sweep points, reuse of the base's analysis, validating simulations (pipeline_lib/workflow/gpumech.py)
+GML = GPUMechLayout(GM, _hw, P)
 
 
 rule gpumech_analyse:
     input:
         check=P.trace("check.json"),
         tables=[P.trace(f"{t}.parquet") for t in ("launches", "blocks", "instructions", "warp_trace")],
-        base=lambda wc: ([P.gpumech(wc.wl, GM_POINT_BASE[wc.hw], "launches.parquet")]
-                         if wc.hw in GM_POINT_BASE else []),
-        collected=gm_reused_collection,
+        base=lambda wc: ([P.gpumech(wc.wl, GML.point_base[wc.hw], "launches.parquet")]
+                         if wc.hw in GML.point_base else []),
+        collected=lambda wc: GML.reused_collection(wc.wl, wc.hw),
     output:
         predictions=P.gpumech("{wl}", "{hw}", "predictions.parquet"),
         stacks=P.gpumech("{wl}", "{hw}", "stacks.parquet"),
@@ -68,7 +33,7 @@ rule gpumech_analyse:
             hw=lambda wc: hardware_slice(_hw(wc.hw), GM_FIELDS),
             sync=GM["contention_sync"],
             pacing=GM["collector_pacing"],
-            reuse_collection=lambda wc: bool(gm_reused_collection(wc)),
+            reuse_collection=lambda wc: bool(GML.reused_collection(wc.wl, wc.hw)),
             code_version=GPUMECH_VERSION,
         ),
     resources:
@@ -110,12 +75,12 @@ rule gpumech_validate:
         predictions=expand(P.gpumech("{wl}", "{{hw}}", "predictions.parquet"), wl=WORKLOADS),
         launches=expand(P.gpumech("{wl}", "{{hw}}", "launches.parquet"), wl=WORKLOADS),
         host=expand(P.gpumech("{wl}", "{{hw}}", "host_time.json"), wl=WORKLOADS),
-        sim_rr=lambda wc: expand(P.sim("launches.parquet", "{wl}", gm_policy_sims(wc.hw)['rr']), wl=WORKLOADS),
-        sim_gto=lambda wc: expand(P.sim("launches.parquet", "{wl}", gm_policy_sims(wc.hw)['gto']), wl=WORKLOADS),
+        sim_rr=lambda wc: expand(P.sim("launches.parquet", "{wl}", GML.policy_sims(wc.hw)["rr"]), wl=WORKLOADS),
+        sim_gto=lambda wc: expand(P.sim("launches.parquet", "{wl}", GML.policy_sims(wc.hw)["gto"]), wl=WORKLOADS),
         sim_host=lambda wc: expand(P.sim("host_time.json", "{wl}", wc.hw), wl=WORKLOADS),
         stacks=expand(P.gpumech("{wl}", "{{hw}}", "stacks.parquet"), wl=WORKLOADS),
-        stalls_rr=lambda wc: expand(P.gpumech("{wl}", gm_policy_sims(wc.hw)['rr'], "sim_stalls.parquet"), wl=WORKLOADS),
-        stalls_gto=lambda wc: expand(P.gpumech("{wl}", gm_policy_sims(wc.hw)['gto'], "sim_stalls.parquet"),
+        stalls_rr=lambda wc: expand(P.gpumech("{wl}", GML.policy_sims(wc.hw)["rr"], "sim_stalls.parquet"), wl=WORKLOADS),
+        stalls_gto=lambda wc: expand(P.gpumech("{wl}", GML.policy_sims(wc.hw)["gto"], "sim_stalls.parquet"),
                                      wl=WORKLOADS),
     output:
         table=P.gpumech("{hw}", "validation.parquet"),
@@ -144,13 +109,13 @@ rule gpumech_validate:
 
 rule gpumech_sweep:
     input:
-        predictions=lambda wc: [P.gpumech(wl, p, "predictions.parquet") for _, _, p in gm_sweep_points(wc.hw)
+        predictions=lambda wc: [P.gpumech(wl, p, "predictions.parquet") for _, _, p in GML.sweep_points(wc.hw)
                                 for wl in GM_SWEEP_WL],
-        launches=lambda wc: [P.gpumech(wl, p, "launches.parquet") for _, _, p in gm_sweep_points(wc.hw)
+        launches=lambda wc: [P.gpumech(wl, p, "launches.parquet") for _, _, p in GML.sweep_points(wc.hw)
                              for wl in GM_SWEEP_WL],
-        stacks=lambda wc: [P.gpumech(wl, p, "stacks.parquet") for _, _, p in gm_sweep_points(wc.hw)
+        stacks=lambda wc: [P.gpumech(wl, p, "stacks.parquet") for _, _, p in GML.sweep_points(wc.hw)
                            for wl in GM_SWEEP_WL],
-        sims=lambda wc: [P.sim("launches.parquet", wl, p) for _, _, p in gm_sweep_points(wc.hw)
+        sims=lambda wc: [P.sim("launches.parquet", wl, p) for _, _, p in GML.sweep_points(wc.hw)
                          for wl in GM_SWEEP_WL],
     output:
         table=P.gpumech("{hw}", "sweeps.parquet"),
@@ -161,14 +126,14 @@ rule gpumech_sweep:
         **keyed(
             points=lambda wc: [{"key": k, "value": v, "hardware": p, "policy": _hw(p)["scheduler"],
                                 "warps": _hw(p)["sm_limits"]["warps"], "bandwidth": dram_bandwidth_gbs(_hw(p))}
-                               for k, v, p in gm_sweep_points(wc.hw)],
+                               for k, v, p in GML.sweep_points(wc.hw)],
             workloads=GM_SWEEP_WL,
             # point configuration -> workload -> the files of its GPUMech analysis and simulation
             files=lambda wc: {p: {wl: {"predictions": P.gpumech(wl, p, "predictions.parquet"),
                                        "launches": P.gpumech(wl, p, "launches.parquet"),
                                        "stacks": P.gpumech(wl, p, "stacks.parquet"),
                                        "sim": P.sim("launches.parquet", wl, p)} for wl in GM_SWEEP_WL}
-                              for _, _, p in gm_sweep_points(wc.hw)},
+                              for _, _, p in GML.sweep_points(wc.hw)},
             stack_workloads=GM_STACK_WL,
             cores=lambda wc: _hw(wc.hw)["cores"],
             min_waves=GM["min_waves"],
