@@ -72,16 +72,7 @@ rule gpumech_sim_stalls:
 
 rule gpumech_validate:
     input:
-        predictions=expand(P.gpumech("{wl}", "{{hw}}", "predictions.parquet"), wl=WORKLOADS),
-        launches=expand(P.gpumech("{wl}", "{{hw}}", "launches.parquet"), wl=WORKLOADS),
-        host=expand(P.gpumech("{wl}", "{{hw}}", "host_time.json"), wl=WORKLOADS),
-        sim_rr=lambda wc: expand(P.sim("launches.parquet", "{wl}", GML.policy_sims(wc.hw)["rr"]), wl=WORKLOADS),
-        sim_gto=lambda wc: expand(P.sim("launches.parquet", "{wl}", GML.policy_sims(wc.hw)["gto"]), wl=WORKLOADS),
-        sim_host=lambda wc: expand(P.sim("host_time.json", "{wl}", wc.hw), wl=WORKLOADS),
-        stacks=expand(P.gpumech("{wl}", "{{hw}}", "stacks.parquet"), wl=WORKLOADS),
-        stalls_rr=lambda wc: expand(P.gpumech("{wl}", GML.policy_sims(wc.hw)["rr"], "sim_stalls.parquet"), wl=WORKLOADS),
-        stalls_gto=lambda wc: expand(P.gpumech("{wl}", GML.policy_sims(wc.hw)["gto"], "sim_stalls.parquet"),
-                                     wl=WORKLOADS),
+        lambda wc: [f for files in GML.validation_files(wc.hw, WORKLOADS).values() for f in files.values()],
     output:
         table=P.gpumech("{hw}", "validation.parquet"),
         stack_check=P.gpumech("{hw}", "stack_check.parquet"),
@@ -93,6 +84,8 @@ rule gpumech_validate:
     params:
         **keyed(
             workloads=WORKLOADS,
+            # workload -> the files it reads, by name
+            files=lambda wc: GML.validation_files(wc.hw, WORKLOADS),
             cores=lambda wc: _hw(wc.hw)["cores"],
             issue_width=lambda wc: _hw(wc.hw)["issue_width"],
             min_waves=GM["min_waves"],

@@ -5,6 +5,7 @@
 # occupancy study (Figs. 15, 16), the eq. 7 Monte Carlo study (Fig. 7) and
 # the kernel types (Fig. 10).
 from pipeline_lib.sim.hardware import OCCUPANCY_FIELDS
+from pipeline_lib.workflow.tbpoint import validation_files as tbpoint_validation_files
 from pipeline_lib.versions import TBPOINT_VERSION
 from pipeline_lib.workloads.registry_info import KINDS
 
@@ -153,14 +154,8 @@ rule tbpoint_baselines:
 
 rule tbpoint_validate:
     input:
-        full=expand(P.sim("summary.json", "{wl}", "{{hw}}"), wl=WORKLOADS),
-        launches=expand(P.sim("launches.parquet", "{wl}", "{{hw}}"), wl=WORKLOADS),
-        sampled=expand(P.tbpoint("{wl}", "{{hw}}", "sampled.json"), wl=WORKLOADS),
-        sampled_table=expand(P.tbpoint("{wl}", "{{hw}}", "sampled.parquet"), wl=WORKLOADS),
-        baselines=expand(P.tbpoint("{wl}", "{{hw}}", "baselines.parquet"), wl=WORKLOADS),
-        seed=expand(P.tbpoint("{wl}", "{{hw}}", "sampled_seed.json"), wl=WORKLOADS) if TBP["seed_rules"] else [],
-        full_host=expand(P.sim("host_time.json", "{wl}", "{{hw}}"), wl=WORKLOADS),
-        sampled_host=expand(P.tbpoint("{wl}", "{{hw}}", "host_time.json"), wl=WORKLOADS),
+        lambda wc: [f for files in tbpoint_validation_files(P, wc.hw, WORKLOADS, TBP["seed_rules"]).values()
+                    for f in files.values()],
     output:
         table=P.tbpoint("{hw}", "validation.parquet"),
         summary=P.tbpoint("{hw}", "summary.md"),
@@ -171,6 +166,8 @@ rule tbpoint_validate:
     params:
         **keyed(
             workloads=WORKLOADS,
+            # workload -> the files it reads, by name
+            files=lambda wc: tbpoint_validation_files(P, wc.hw, WORKLOADS, TBP["seed_rules"]),
             code_version=TBPOINT_VERSION,
         ),
     resources:

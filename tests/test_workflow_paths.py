@@ -49,3 +49,18 @@ def test_gpumech_layout_reuses_the_collection_of_a_timing_only_point():
         "res/gpumech/lbm/gpumech-baseline/collected.parquet"]
     off = GPUMechLayout({**gm, "reuse_collection": False}, load_hardware, Paths("res"))
     assert off.reused_collection("lbm", "gpumech-baseline-mc1000") == []
+
+
+def test_validation_rules_read_their_files_by_workload_and_name():
+    from pipeline_lib.workflow.tbpoint import validation_files
+    P = Paths("res")
+    tb = validation_files(P, "tbpoint-fermi", ["lbm", "bfs"], seed_rules=True)
+    assert list(tb) == ["lbm", "bfs"]
+    assert tb["bfs"]["sampled"] == "res/tbpoint/bfs/tbpoint-fermi/sampled.json"
+    assert tb["lbm"]["full"] == "res/sim/lbm/tbpoint-fermi/summary.json"
+    assert "seed" not in validation_files(P, "tbpoint-fermi", ["lbm"], seed_rules=False)["lbm"]
+    gm = GPUMechLayout({"hardware": ["gpumech-baseline"], "sweeps": {}, "reuse_collection": True}, load_hardware, P)
+    files = gm.validation_files("gpumech-baseline", ["lbm"])["lbm"]
+    assert files["sim_rr"] == "res/sim/lbm/gpumech-baseline/launches.parquet"       # its own scheduler
+    assert files["sim_gto"] == "res/sim/lbm/gpumech-baseline-gto/launches.parquet"
+    assert files["stalls_gto"] == "res/gpumech/lbm/gpumech-baseline-gto/sim_stalls.parquet"

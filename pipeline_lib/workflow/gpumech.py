@@ -51,6 +51,19 @@ class GPUMechLayout:
             return []
         return [self.paths.gpumech(wl, base, "collected.parquet")]
 
+    def validation_files(self, hw: str, workloads) -> dict:
+        """Per workload, by name, the files rule gpumech_validate reads for
+        configuration ``hw``: GPUMech's outputs, the simulations under each
+        scheduler and their stall breakdowns, the host times."""
+        sims, P = self.policy_sims(hw), self.paths
+        return {wl: {"predictions": P.gpumech(wl, hw, "predictions.parquet"),
+                     "launches": P.gpumech(wl, hw, "launches.parquet"),
+                     "host": P.gpumech(wl, hw, "host_time.json"),
+                     "stacks": P.gpumech(wl, hw, "stacks.parquet"),
+                     **{f"sim_{p}": P.sim("launches.parquet", wl, s) for p, s in sims.items()},
+                     **{f"stalls_{p}": P.gpumech(wl, s, "sim_stalls.parquet") for p, s in sims.items()},
+                     "sim_host": P.sim("host_time.json", wl, hw)} for wl in workloads}
+
     def policy_sims(self, hw: str) -> dict:
         """Simulation name per scheduler: the configuration itself for its
         own scheduler, its -rr/-gto variant for the other."""
