@@ -18,7 +18,7 @@ GML = GPUMechLayout(GM, _hw, P)
 rule gpumech_analyse:
     input:
         check=P.trace("check.json"),
-        tables=[P.trace(f"{t}.parquet") for t in ("launches", "blocks", "instructions", "warp_trace")],
+        tables=P.trace_tables(SIM_TRACE_TABLES),
         base=lambda wc: ([P.gpumech(wc.wl, GML.point_base[wc.hw], "launches.parquet")]
                          if wc.hw in GML.point_base else []),
         collected=lambda wc: GML.reused_collection(wc.wl, wc.hw),
@@ -52,7 +52,7 @@ rule gpumech_sim_stalls:
     as they are)."""
     input:
         check=P.trace("check.json"),
-        tables=[P.trace(f"{t}.parquet") for t in ("launches", "blocks", "instructions", "warp_trace")],
+        tables=P.trace_tables(SIM_TRACE_TABLES),
     output:
         P.gpumech("{wl}", "{hw}", "sim_stalls.parquet"),
     params:

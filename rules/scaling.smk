@@ -17,7 +17,7 @@ SCALING_TARGETS = []
 rule scaling_profile:
     input:
         check=P.trace("check.json"),
-        tables=[P.trace(f"{t}.parquet") for t in ("instructions", "launches", "warp_trace")],
+        tables=P.trace_tables(("instructions", "launches", "warp_trace")),
     output:
         P.scaling("profiles", "{wl}.parquet"),
     params:

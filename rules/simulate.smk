@@ -22,7 +22,7 @@ def _hw(name):
 rule simulate:
     input:
         check=P.trace("check.json"),
-        tables=[P.trace(f"{t}.parquet") for t in ("launches", "blocks", "instructions", "warp_trace")],
+        tables=P.trace_tables(SIM_TRACE_TABLES),
     output:
         tables=[P.sim(f"{t}.parquet") for t in SIM_TABLES],
         summary=P.sim("summary.json"),

@@ -26,7 +26,7 @@ rule sweep_batch:
     input:
         unpack(_sampled_inputs),
         check=P.trace("check.json"),
-        tables=[P.trace(f"{t}.parquet") for t in ("launches", "blocks", "instructions", "warp_trace")],
+        tables=P.trace_tables(SIM_TRACE_TABLES),
     output:
         directory(P.sweeps("{sweep}", "batches", "{wl}", "{batch}")),
     wildcard_constraints:

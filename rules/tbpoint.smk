@@ -46,7 +46,7 @@ rule tbpoint_inter_launch:
 rule tbpoint_regions:
     input:
         check=P.trace("check.json"),
-        tables=[P.trace(f"{t}.parquet") for t in ("launches", "blocks")],
+        tables=P.trace_tables(("launches", "blocks")),
     output:
         epochs=P.tbpoint("{wl}", "{hw}", "epochs.parquet"),
         regions=P.tbpoint("{wl}", "{hw}", "regions.parquet"),
@@ -71,7 +71,7 @@ rule tbpoint_regions:
 rule tbpoint_sample:
     input:
         check=P.trace("check.json"),
-        tables=[P.trace(f"{t}.parquet") for t in ("launches", "blocks", "instructions", "warp_trace")],
+        tables=P.trace_tables(SIM_TRACE_TABLES),
         inter=P.tbpoint("{wl}", "inter_launch.parquet"),
         regions=P.tbpoint("{wl}", "{hw}", "regions.parquet"),
     output:
@@ -108,7 +108,7 @@ rule tbpoint_sample:
 rule tbpoint_sample_seed:
     input:
         check=P.trace("check.json"),
-        tables=[P.trace(f"{t}.parquet") for t in ("launches", "blocks", "instructions", "warp_trace")],
+        tables=P.trace_tables(SIM_TRACE_TABLES),
     output:
         P.tbpoint("{wl}", "{hw}", "sampled_seed.json"),
     params:

@@ -7,6 +7,8 @@ from pipeline_lib.versions import EMULATOR_VERSION
 from pipeline_lib.workloads.registry_info import code_digest
 
 TRACE_TABLES = ["launches", "blocks", "warps", "instructions", "warp_trace"]
+# the tables a simulation (detailed, sampled or GPUMech's collector) reads
+SIM_TRACE_TABLES = ["launches", "blocks", "instructions", "warp_trace"]
 
 
 def workload_spec(wl):
@@ -44,7 +46,7 @@ rule trace:
     input:
         traceg=_traceg_files,
     output:
-        tables=[P.trace(f"{t}.parquet") for t in TRACE_TABLES],
+        tables=P.trace_tables(TRACE_TABLES),
         check=P.trace("check.json"),
     params:
         **keyed(
@@ -72,7 +74,7 @@ rule export_traceg:
     xz-compressed kernel-N.traceg.xz per launch; a target only, no other
     stage reads it."""
     input:
-        tables=[P.trace(f"{t}.parquet") for t in TRACE_TABLES],
+        tables=P.trace_tables(TRACE_TABLES),
         check=P.trace("check.json"),
     output:
         directory(P.traceg()),

@@ -59,8 +59,7 @@ class SweepLayout:
 
     def dirs(self, sweep: str, wls=None) -> list[str]:
         """The simulation directory of every (point, workload), points outer."""
-        wls = self.workloads[sweep] if wls is None else wls
-        return [self.point_dir(sweep, wl, p["name"]) for p in self.points[sweep] for wl in wls]
+        return [d for by_wl in self.dir_map(sweep, wls).values() for d in by_wl.values()]
 
     def dir_map(self, sweep: str, wls=None) -> dict:
         """The same directories as {point name: {workload: directory}}: what a
