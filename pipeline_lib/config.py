@@ -13,6 +13,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_PATH = ROOT / "config" / "schema.yaml"
+DOC_BEGIN = "<!-- fields: generated from config/schema.yaml by `python -m pipeline_lib.config --doc` -->"
+DOC_END = "<!-- end of fields -->"
 
 
 class ConfigError(ValueError):
@@ -116,13 +118,41 @@ def load(*paths) -> dict:
     return validate(config, ", ".join(str(p) for p in paths))
 
 
+def field_rows() -> list[tuple[str, str, str, str]]:
+    """(dotted field, unit, default, meaning) of every described field of
+    ``config/schema.yaml``, in its order (docs/configuration.md's table)."""
+    from .schema_doc import field_rows as rows
+
+    return rows(yaml.safe_load(SCHEMA_PATH.read_text()))
+
+
+def with_doc_table(text: str) -> str:
+    """``text`` (docs/configuration.md) with its field table regenerated
+    from the schema."""
+    from .schema_doc import replace_between
+
+    lines = ["| field | default | meaning |", "|---|---|---|"]
+    lines += [f"| `{f}` | {d} | {m} |" for f, _, d, m in field_rows()]
+    return replace_between(text, DOC_BEGIN, DOC_END, "\n".join(lines) + "\n", "docs/configuration.md")
+
+
 def main(argv=None) -> int:
     """``python -m pipeline_lib.config FILE...``: check configuration files
     (syntax with line and column, schema, workload parameters) as the
-    workflow would, before any job starts."""
+    workflow would, before any job starts.  ``--doc MD`` regenerates the
+    field table of ``MD`` (docs/configuration.md) from the schema."""
     import sys
 
-    paths = list(argv if argv is not None else sys.argv[1:]) or [str(ROOT / "config" / "config.yaml")]
+    args = list(argv if argv is not None else sys.argv[1:])
+    if args[:1] == ["--doc"]:
+        if len(args) != 2:
+            print("usage: python -m pipeline_lib.config --doc docs/configuration.md", file=sys.stderr)
+            return 2
+        doc = Path(args[1])
+        doc.write_text(with_doc_table(doc.read_text()))
+        print(f"{doc}: configuration field table regenerated ({len(field_rows())} fields)")
+        return 0
+    paths = args or [str(ROOT / "config" / "config.yaml")]
     try:
         config = load(*paths)
     except (ConfigError, OSError) as e:

@@ -57,9 +57,9 @@ if SC_SWEEP:
         params:
             **keyed(
                 sweep=SC_SWEEP,
-                points=SC_POINTS,
-                dirs=lambda wc: SW.dirs(SC_SWEEP, [wc.wl]),
-                hw=[hardware_slice(_hw(p["name"]), COUNTER_FIELDS) for p in SC_POINTS],
+                # one record per grid point: its coordinates, hardware and simulation directory
+                points=lambda wc: [{**p, "hardware": hardware_slice(_hw(p["name"]), COUNTER_FIELDS),
+                                    "sim_dir": SW.point_dir(SC_SWEEP, wc.wl, p["name"])} for p in SC_POINTS],
                 code_version=SCALING_VERSION,
             ),
         resources:
@@ -156,8 +156,11 @@ if SC_SWEEP:
         params:
             **keyed(
                 sweep=SC_SWEEP,
-                dirs=SW.dirs(SC_SWEEP),
-                metrics=SC_METRICS,
+                # metric -> its heat-map directory and model, by name
+                metrics={m: {"dir": P.scaling(SC_SWEEP, m), "model": SC_MODELS[m]}
+                         for m in SC_METRICS},
+                # every simulation of the grid (homogeneous: read in any order)
+                host_times=[os.path.join(d, "host_time.json") for d in SW.dirs(SC_SWEEP)],
                 code_version=SCALING_VERSION,
             ),
         resources:

@@ -7,6 +7,7 @@ from pipeline_lib.simprof.profile import TABLES as PROFILE_TABLE_NAMES
 from pipeline_lib.simprof.emulated import source_digest as emulated_source_digest
 from pipeline_lib.simprof.units import counter_mode, describe_unit, measure_of, unit_size
 from pipeline_lib.versions import SIMPROF_VERSION
+from pipeline_lib.workflow.simprof import run_files as simprof_run_files
 
 SP = CONFIG["simprof"]
 SP_RUNS = sorted(SP["runs"])
@@ -158,8 +159,8 @@ rule simprof_sensitivity:
     params:
         **keyed(
             train=lambda wc: SP["sensitivity"][wc.sp_set]["train"],
-            references=lambda wc: SP["sensitivity"][wc.sp_set]["references"],
-            profiles=lambda wc: [P.simprof("profiles", r) for r in SP["sensitivity"][wc.sp_set]["references"]],
+            # reference input -> its profile directory
+            profiles=lambda wc: {r: P.simprof("profiles", r) for r in SP["sensitivity"][wc.sp_set]["references"]},
             opts=SP_SENSITIVITY,
             code_version=SIMPROF_VERSION,
         ),
@@ -197,11 +198,7 @@ rule simprof_overhead:
 
 rule simprof_summary:
     input:
-        runs=[P.simprof("profiles", r, "run.json") for r in SP_RUNS],
-        models=[P.simprof("phases", r, "model.json") for r in SP_RUNS],
-        phases=[P.simprof("phases", r, "phases.parquet") for r in SP_RUNS],
-        errors=[P.simprof("sampling", r, "errors.parquet") for r in SP_RUNS],
-        sizes=[P.simprof("sampling", r, "sizes.parquet") for r in SP_RUNS],
+        runs=[f for files in simprof_run_files(P, SP_RUNS).values() for f in files.values()],
         sensitivity=[P.simprof("sensitivity", f"{s}.json") for s in SP_SETS],
         overhead=[P.simprof("overhead", f"{r}.parquet") for r in SP_OVERHEAD],
     output:
@@ -213,8 +210,9 @@ rule simprof_summary:
                     for f in ("fig46_sensitive_points", "fig47_phases")] if SP_SETS else []),
     params:
         **keyed(
-            runs=SP_RUNS,
-            overhead=SP_OVERHEAD,
+            # run -> its files, by name
+            runs=simprof_run_files(P, SP_RUNS),
+            overhead={r: P.simprof("overhead", f"{r}.parquet") for r in SP_OVERHEAD},
             opts={**SP_UNIT, **{k: SP[k] for k in ("points", "confidence", "tolerance")}},
             # the figures' captions
             unit=describe_unit(SP_MODE, SP_UNIT["unit_size"]),

@@ -5,6 +5,7 @@
 # occupancy study (Figs. 15, 16), the eq. 7 Monte Carlo study (Fig. 7) and
 # the kernel types (Fig. 10).
 from pipeline_lib.sim.hardware import OCCUPANCY_FIELDS
+from pipeline_lib.workflow.tbpoint import sensitivity_files as tbpoint_sensitivity_files
 from pipeline_lib.workflow.tbpoint import validation_files as tbpoint_validation_files
 from pipeline_lib.versions import TBPOINT_VERSION
 from pipeline_lib.workloads.registry_info import KINDS
@@ -14,6 +15,7 @@ TBP_HARDWARE = sorted(TBP["hardware"])
 TBP_SENSITIVITY = list(TBP["sensitivity"])
 for _name in TBP_SENSITIVITY:   # a bad variant name fails before any job runs
     _hw(_name)
+TBP_SENSITIVITY_FILES = tbpoint_sensitivity_files(P, TBP_SENSITIVITY, WORKLOADS)
 # [] draws the first configured workload of each Table 6 type
 TBP_PLOT = list(TBP["kernel_types"]["plot"]) or [
     w for kind in ("regular", "irregular")
@@ -181,8 +183,7 @@ rule tbpoint_validate:
 
 rule tbpoint_sensitivity:
     input:
-        full=[P.sim("summary.json", wl, hw) for hw in TBP_SENSITIVITY for wl in WORKLOADS],
-        sampled=[P.tbpoint(wl, hw, "sampled.json") for hw in TBP_SENSITIVITY for wl in WORKLOADS],
+        [f for item in TBP_SENSITIVITY_FILES for f in (item["full"], item["sampled"])],
     output:
         table=P.tbpoint("sensitivity", "sensitivity.parquet"),
         summary=P.tbpoint("sensitivity", "summary.md"),
@@ -190,8 +191,9 @@ rule tbpoint_sensitivity:
                  for f in ("fig15_error_by_config", "fig16_sample_size_by_config")],
     params:
         **keyed(
-            workloads=[wl for hw in TBP_SENSITIVITY for wl in WORKLOADS],
-            hardware=[hardware_slice(_hw(hw), ["name"] + OCCUPANCY_FIELDS) for hw in TBP_SENSITIVITY for wl in WORKLOADS],
+            # one record per (configuration, workload): its hardware and files, by name
+            runs=[{**item, "hardware": hardware_slice(_hw(item["config"]), ["name"] + OCCUPANCY_FIELDS)}
+                   for item in TBP_SENSITIVITY_FILES],
             code_version=TBPOINT_VERSION,
         ),
     resources:
@@ -232,8 +234,9 @@ rule tbpoint_kernel_types:
                       "Kernel types"),
     params:
         **keyed(
-            workloads=WORKLOADS,
-            declared=[KINDS.get(CONFIG["workloads"][wl]["benchmark"], "unknown") for wl in WORKLOADS],
+            # workload -> its declared type (seed Table 6) and its blocks table
+            workloads={wl: {"declared": KINDS.get(CONFIG["workloads"][wl]["benchmark"], "unknown"),
+                            "blocks": P.trace("blocks.parquet", wl)} for wl in WORKLOADS},
             plot=TBP_PLOT,
             max_cov=TBP["kernel_types"]["max_cov"],
             code_version=TBPOINT_VERSION,

@@ -2,8 +2,8 @@
 # against its reference, and write the trace tables (docs/trace_format.md);
 # or, for a `traceg:` workload, import an Accel-Sim trace into the same tables.
 # Hardware-independent: no hardware parameter reaches this rule.
-from pipeline_lib.trace.traceg import IMPORTER_VERSION, kernel_files
-from pipeline_lib.versions import EMULATOR_VERSION
+from pipeline_lib.trace.traceg import kernel_files
+from pipeline_lib.versions import EMULATOR_VERSION, IMPORTER_VERSION
 from pipeline_lib.workloads.registry_info import code_digest
 
 TRACE_TABLES = ["launches", "blocks", "warps", "instructions", "warp_trace"]

@@ -6,4 +6,4 @@ from pipeline_lib.scaling.run import counters_stage
 sm = snakemake  # noqa: F821  (injected by Snakemake)
 with job_log(sm):
     p, i = sm.params, sm.input
-    counters_stage(sm.wildcards.wl, p.sweep, p.points, p.hw, p.dirs, i.profile, i.trace_launches, sm.output[0])
+    counters_stage(sm.wildcards.wl, p.sweep, p.points, i.profile, i.trace_launches, sm.output[0])

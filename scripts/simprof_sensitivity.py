@@ -6,5 +6,5 @@ from pipeline_lib.simprof.run import sensitivity_stage
 sm = snakemake  # noqa: F821  (injected by Snakemake)
 with job_log(sm):
     p, i = sm.params, sm.input
-    sensitivity_stage(sm.wildcards.sp_set, p.train, i.units, i.phases, i.model, dict(zip(p.references, p.profiles)), p.opts,
+    sensitivity_stage(sm.wildcards.sp_set, p.train, i.units, i.phases, i.model, dict(p.profiles), p.opts,
                       sm.output.table, sm.output.summary)

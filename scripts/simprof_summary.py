@@ -6,6 +6,6 @@ from pipeline_lib.simprof.run import summary_stage
 
 sm = snakemake  # noqa: F821  (injected by Snakemake)
 with job_log(sm):
-    p, i = sm.params, sm.input
-    summary_stage(p.runs, i.runs, i.models, i.phases, i.errors, i.sizes, i.sensitivity, p.overhead, i.overhead,
-                  p.opts, sm.output.summary, sm.output.tables, Path(sm.output.figures[0]).parent)
+    p = sm.params
+    summary_stage(dict(p.runs), sm.input.sensitivity, dict(p.overhead), p.opts, sm.output.summary, sm.output.tables,
+                  Path(sm.output.figures[0]).parent)

@@ -7,7 +7,6 @@ from pipeline_lib.tbpoint.sensitivity import sensitivity_stage
 
 sm = snakemake  # noqa: F821  (injected by Snakemake)
 with job_log(sm):
-    items = [{"workload": wl, "hardware": dict(hw), "full": json.loads(Path(f).read_text()),
-              "tbpoint": json.loads(Path(s).read_text())}
-             for wl, hw, f, s in zip(sm.params.workloads, sm.params.hardware, sm.input.full, sm.input.sampled)]
+    items = [{"workload": r["workload"], "hardware": dict(r["hardware"]), "full": json.loads(Path(r["full"]).read_text()),
+              "tbpoint": json.loads(Path(r["sampled"]).read_text())} for r in sm.params.runs]
     sensitivity_stage(items, sm.output.table, sm.output.summary, Path(sm.output.figures[0]).parent)

@@ -195,3 +195,43 @@ def test_checks_across_fields_name_the_files_and_the_field(tmp_path, overlay, me
     with pytest.raises(ConfigError) as e:
         load(base, p)
     assert str(e.value).startswith(f"{base}, {p}: {message}")
+
+
+def test_field_table_of_the_docs_is_the_schemas():
+    """docs/configuration.md's field table is generated from config/schema.yaml
+    (python -m pipeline_lib.config --doc docs/configuration.md)."""
+    from pipeline_lib.config import ROOT, field_rows, with_doc_table
+    doc = (ROOT / "docs" / "configuration.md").read_text()
+    assert with_doc_table(doc) == doc, "run: python -m pipeline_lib.config --doc docs/configuration.md"
+    rows = {f: (d, m) for f, _, d, m in field_rows()}
+    assert rows["tbpoint.inter_sigma"][0] == "`0.1`" and "seed 3.3" in rows["tbpoint.inter_sigma"][1]
+    assert rows["sweeps.<name>.base"][0] == "(required)"
+    assert "workloads.<name>.suite" in rows and "simprof.runs.<name>.partitions" in rows
+
+
+def test_every_configuration_field_is_described():
+    """A field is documented in the schema, or its object describes its
+    fields together (so the generated table leaves nothing out)."""
+    import yaml
+
+    from pipeline_lib.config import SCHEMA_PATH
+
+    missing = []
+
+    def walk(node, prefix, parent_described):
+        for name, sub in node.get("properties", {}).items():
+            if "description" not in sub and not parent_described:
+                missing.append(prefix + name)
+            walk(sub, prefix + name + ".", "description" in sub)
+            named = sub.get("additionalProperties")
+            if isinstance(named, dict):
+                walk(named, prefix + name + ".<name>.", "description" in sub)
+
+    walk(yaml.safe_load(SCHEMA_PATH.read_text()), "", False)
+    assert not missing, f"config/schema.yaml: fields without a description: {missing}"
+
+
+def test_doc_table_markers_missing_is_a_clear_error():
+    from pipeline_lib.config import with_doc_table
+    with pytest.raises(ValueError, match="docs/configuration.md: the markers"):
+        with_doc_table("# Configuration\n\nno table here\n")

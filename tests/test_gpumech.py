@@ -146,7 +146,7 @@ def test_bad_profiles_and_arguments_are_named():
 
 # --- input collector (4.5) and interval algorithm (4.3.2, eq. 13) ------------------------------------------------
 def _kernel():
-    from pipeline_lib.sim.simulator import kernel_static
+    from pipeline_lib.sim.static import kernel_static
     instr = pd.DataFrame({
         "kernel": "k", "pc": [0, 1, 2, 3], "bb": 0,
         "opclass": ["load", "int", "store", "exit"],
@@ -182,7 +182,7 @@ def _warp(line):
 def test_collector_miss_events_and_amat(one_core):
     from pipeline_lib.gpumech.collector import (PC_DRAM_RD, PC_PENDING, CacheCollector, avg_miss_latency,
                                                 pc_latency_table)
-    from pipeline_lib.sim.simulator import kernel_static
+    from pipeline_lib.sim.static import kernel_static
     P = kernel_static(_kernel(), one_core, 0, 2)
     kind = P[:, 0]
     col = CacheCollector(one_core)
@@ -212,7 +212,7 @@ def test_collector_miss_events_and_amat(one_core):
 
 def test_divergent_instruction_takes_its_slowest_request(one_core):
     from pipeline_lib.gpumech.collector import CacheCollector, pc_latency_table
-    from pipeline_lib.sim.simulator import kernel_static
+    from pipeline_lib.sim.static import kernel_static
     P = kernel_static(_kernel(), one_core, 0, 2)
     col = CacheCollector(one_core)
     col.run(_trace([_warp(0)]), P[:, 0], 1, 1, 1)                  # line 0 now in L1
@@ -223,7 +223,7 @@ def test_divergent_instruction_takes_its_slowest_request(one_core):
 
 def test_interval_algorithm_eq13(one_core):
     from pipeline_lib.gpumech.interval import KernelTiming
-    from pipeline_lib.sim.simulator import kernel_static
+    from pipeline_lib.sim.static import kernel_static
     P = kernel_static(_kernel(), one_core, 0, 2)
     pcs = pd.DataFrame({"amat": [150.0, 0, 0, 0], "l1_miss_per_req": [1.0, 0, 0, 0],
                         "dram_per_req": [1.0, 0, 1.0, 0], "l2_per_req": [1.0, 0, 1.0, 0], "l1_hit": [0.2, 0, 0, 0], "l2_hit": [0.3, 0, 0, 0],

@@ -13,9 +13,9 @@ from pipeline_lib.gpumech.collector import PC_EXECS
 from pipeline_lib.gpumech.reevaluate import Reevaluation
 from pipeline_lib.gpumech.sampled import Part, Sampling, launch_parts
 from pipeline_lib.gpumech.scheduled import ScheduledCollector
-from pipeline_lib.sim import engine as E
+from pipeline_lib.sim import static as S
 from pipeline_lib.sim.hardware import occupancy
-from pipeline_lib.sim.simulator import global_bb_ids, kernel_tables
+from pipeline_lib.sim.static import global_bb_ids, kernel_tables
 from test_gpumech_contention import _stream_trace
 from test_simulator_timing import hardware
 
@@ -64,7 +64,7 @@ def test_identical_launches_take_their_representatives_counts(tmp_path):
     plan = sampled.plan(tr, hw, Sampling())
     assert plan.representative == {0: 1, 1: 1, 2: 1} and list(plan.parts) == [1]
     static = kernel_tables(tr.instructions, hw, global_bb_ids(tr.instructions)[0])
-    totals = {i: trace_totals(tr.launch_trace(i), static["stream"][:, E.P_KIND]) for i in range(3)}
+    totals = {i: trace_totals(tr.launch_trace(i), static["stream"][:, S.P_KIND]) for i in range(3)}
     got, share = sampled.collect(tr, hw, "rr", static, plan, totals)
     # launch 1 and, for warming, launch 0's last blocks (144 requests each): two of its eight
     assert share == pytest.approx(1 / 3 + 2 / 24)

@@ -12,7 +12,7 @@ def _collect(tr, hw, policy):
     from pipeline_lib.gpumech.collector import PC_L1_ACC, PC_L1_MISS, PC_L2_ACC, PC_L2_MISS
     from pipeline_lib.gpumech.scheduled import ScheduledCollector
     from pipeline_lib.sim.hardware import occupancy
-    from pipeline_lib.sim.simulator import global_bb_ids, kernel_tables
+    from pipeline_lib.sim.static import global_bb_ids, kernel_tables
     static = kernel_tables(tr.instructions, hw, global_bb_ids(tr.instructions)[0])
     col = ScheduledCollector(hw, policy)
     out = []
@@ -34,7 +34,7 @@ def test_it_sees_the_schedulers_cache_behaviour_as_the_simulator_does(tmp_path):
     from pipeline_lib.gpumech.analysis import miss_rates
     from pipeline_lib.gpumech.collector import CacheCollector
     from pipeline_lib.sim.hardware import occupancy
-    from pipeline_lib.sim.simulator import global_bb_ids, kernel_tables
+    from pipeline_lib.sim.static import global_bb_ids, kernel_tables
 
     def args(d):
         return [d.zeros(1024 * 4 * 32, np.float32), d.zeros(1024, np.float32), 4, 8]
@@ -64,7 +64,7 @@ def test_a_hit_on_a_line_in_flight_waits_for_the_fill(one_core):
     simulator's MSHR merge."""
     from pipeline_lib.gpumech.collector import PC_EV_DRAM, PC_L1_MISS, PC_PENDING
     from pipeline_lib.gpumech.scheduled import ScheduledCollector
-    from pipeline_lib.sim.simulator import kernel_static
+    from pipeline_lib.sim.static import kernel_static
     P = kernel_static(_kernel(), one_core, 0, 2)
     for policy in ("rr", "gto"):
         c = ScheduledCollector(one_core, policy).run(_trace([_warp(0), _warp(0)]), P, 1, 2, 1)
@@ -83,7 +83,7 @@ def test_gto_issues_the_oldest_warp_greedily(one_core):
 
     from pipeline_lib.gpumech.collector import PC_L1_MISS
     from pipeline_lib.gpumech.scheduled import ScheduledCollector
-    from pipeline_lib.sim.simulator import kernel_static
+    from pipeline_lib.sim.static import kernel_static
     hw = copy.deepcopy(one_core)
     hw["l1"].update(size_bytes=256, assoc=2)                 # one set of two 128-byte ways
     instr = pd.DataFrame({"kernel": "k", "pc": [0, 1, 2], "bb": 0, "opclass": ["load", "load", "exit"],
@@ -108,7 +108,7 @@ def test_in_step_share_is_high_under_round_robin_and_low_under_greedy(one_core):
     import pandas as pd
 
     from pipeline_lib.gpumech.scheduled import ScheduledCollector
-    from pipeline_lib.sim.simulator import kernel_static
+    from pipeline_lib.sim.static import kernel_static
     n = 16
     instr = pd.DataFrame({"kernel": "k", "pc": list(range(n + 1)), "bb": 0,
                           "opclass": ["int"] * n + ["exit"], "src_regs": [[]] * (n + 1),
@@ -154,7 +154,8 @@ def test_pacing_brings_the_write_backs_of_partial_stores_to_the_simulators(tmp_p
     simulator (docs/gpumech.md, "Pacing")."""
     from pipeline_lib.gpumech.scheduled import ScheduledCollector
     from pipeline_lib.sim.hardware import occupancy
-    from pipeline_lib.sim.simulator import Simulator, global_bb_ids, kernel_tables
+    from pipeline_lib.sim.simulator import Simulator
+    from pipeline_lib.sim.static import global_bb_ids, kernel_tables
     from pipeline_lib.sim.trace_reader import TraceDir
     from pipeline_lib.trace.generate import trace_workload
     trace_workload("tp", {"benchmark": "transpose", "size": "small", "seed": 1,

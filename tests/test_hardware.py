@@ -168,3 +168,35 @@ def test_engine_configuration_is_declared_once():
     C = E.config_vector(hw)
     assert C[E.C_CORES] == 14 and C[E.C_L1_PORTS] == 1 and C[E.C_L1_SETS] == 16 * 1024 // (128 * 8)
     assert C[E.C_OCC] == 0
+
+
+def test_engine_config_is_a_frozen_typed_record_of_the_declared_table():
+    import dataclasses
+
+    from pipeline_lib.sim import engine as E
+    hw = load_hardware("tbpoint-fermi")
+    cfg = E.EngineConfig.from_hardware(hw)
+    assert cfg.cores == 14 and cfg.l1_sets == 16 * 1024 // (128 * 8) and cfg.gto == (hw["scheduler"] == "gto")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.cores = 7
+    # one attribute per hardware-derived entry, none for the per-launch ones
+    names = {f.name for f in dataclasses.fields(cfg)}
+    assert names == {n[2:].lower() for n, source in E.CONFIG_FIELDS if source is not None}
+    assert "occ" not in names and "l1_ports" in names
+    assert all(isinstance(getattr(cfg, n), int) for n in names)
+    C = cfg.vector()
+    assert all(C[getattr(E, "C_" + n.upper())] == getattr(cfg, n) for n in names)
+    assert (C == E.config_vector(hw)).all()
+    assert E.EngineConfig.from_hardware(load_hardware("tbpoint-fermi-sm7")).cores == 7
+
+
+def test_memory_space_codes_are_defined_once():
+    """The trace's space codes come from ptx.isa everywhere (the static
+    table's SP_MIXED is isa's generic code)."""
+    from pipeline_lib.ptx import isa
+    from pipeline_lib.sim import engine as E
+    from pipeline_lib.sim import static as S
+    for name in ("SP_NONE", "SP_GLOBAL", "SP_SHARED", "SP_LOCAL", "SP_CONST", "SP_PARAM", "SP_MIXED"):
+        assert getattr(S, name) == getattr(isa, name)
+    assert S.SP_MIXED == isa.SP_GENERIC == isa.SPACES.index("generic")
+    assert E.SP_MIXED == S.SP_MIXED and E.P_KIND == S.P_KIND

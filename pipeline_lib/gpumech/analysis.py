@@ -10,10 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..sim import engine as E
+from ..sim import static as S
 from ..sim.hardware import (TIMING_FIELDS, dram_bandwidth_gbs, dram_burst_cycles, field_value, l2_service_cycles,
                             occupancy)
-from ..sim.simulator import global_bb_ids, kernel_tables
+from ..sim.static import global_bb_ids, kernel_tables
 from ..sim.trace_reader import TraceDir
 from .collector import (PC_DRAM_RD, PC_DRAM_WR, PC_EXECS, PC_L1_ACC, PC_L1_MISS, PC_L2_ACC, PC_L2_MISS, PC_REQS,
                         CacheCollector, avg_miss_latency, pc_latency_columns, pc_latency_table)
@@ -50,9 +50,8 @@ def workload_class(atomic_insts: int, lines_per_mem_inst: float) -> str:
 def trace_totals(trace, kind: np.ndarray) -> tuple[int, int]:
     """What :func:`launch_demands` needs of the launch's trace, the same on
     every configuration: its warp instructions and shared-memory ways."""
-    k = kind[trace.pc]
-    mem = (k == E.K_LOAD) | (k == E.K_STORE) | (k == E.K_ATOM)
-    return len(trace.pc), int(trace.nreq[mem & (trace.space == E.SP_SHARED)].sum())
+    mem = S.memory_kind(kind[trace.pc])
+    return len(trace.pc), int(trace.nreq[mem & (trace.space == S.SP_SHARED)].sum())
 
 
 def launch_demands(counts: np.ndarray, totals: tuple[int, int], kind: np.ndarray) -> dict:
@@ -62,7 +61,7 @@ def launch_demands(counts: np.ndarray, totals: tuple[int, int], kind: np.ndarray
     from the collector's counts, shared-memory ways from the trace
     (``totals``: :func:`trace_totals`)."""
     n, smem = max(totals[0], 1), totals[1]
-    loads = kind == E.K_LOAD
+    loads = kind == S.K_LOAD
     return {"lsu_lines": counts[:, PC_REQS].sum() / n, "smem_ways": smem / n,
             "miss_reqs": counts[loads, PC_L1_MISS].sum() / n, "l2_reqs": counts[:, PC_L2_ACC].sum() / n,
             "dram_reqs": (counts[:, PC_DRAM_RD].sum() + counts[:, PC_DRAM_WR].sum()) / n}
@@ -70,7 +69,7 @@ def launch_demands(counts: np.ndarray, totals: tuple[int, int], kind: np.ndarray
 
 def miss_rates(counts: np.ndarray, kind: np.ndarray) -> tuple[float, float]:
     """The collector's L1 miss rate of load requests and L2 miss rate of all requests."""
-    loads = kind == E.K_LOAD
+    loads = kind == S.K_LOAD
     l1a, l1m = counts[loads, PC_L1_ACC].sum(), counts[loads, PC_L1_MISS].sum()
     l2a, l2m = counts[:, PC_L2_ACC].sum(), counts[:, PC_L2_MISS].sum()
     return float(l1m / l1a) if l1a else 0.0, float(l2m / l2a) if l2a else 0.0
@@ -144,7 +143,7 @@ def contention_setup(hw: dict, P: np.ndarray, got: Collected, totals: tuple[int,
     """MT_CONTENTION's inputs for one launch from one scheduler-ordered
     collection: the interval algorithm's per-PC timing, the MSHR hold time,
     the launch's demands per instruction and the network's resources."""
-    kind = P[:, E.P_KIND]
+    kind = P[:, S.P_KIND]
     pm = avg_miss_latency(got.counts, kind, hw)
     per_inst = launch_demands(got.counts, totals, kind)
     return (KernelTiming(P, pc_latency_columns(got.counts, hw), hw), pm, per_inst,
@@ -159,13 +158,13 @@ def warm_up(hw: dict) -> None:
     from .collector import D_N, PC_N, _launch
     from .interval import all_warps
 
-    lt = LaunchTrace(pc=np.zeros(1, np.int32), space=np.full(1, E.SP_GLOBAL, np.int8), nreq=np.ones(1, np.int16),
+    lt = LaunchTrace(pc=np.zeros(1, np.int32), space=np.full(1, S.SP_GLOBAL, np.int8), nreq=np.ones(1, np.int16),
                      nthreads=np.ones(1, np.int32), line_off=np.array([0, 1], np.int64),
                      lines=np.zeros(1, np.int64), warp_off=np.array([0, 1], np.int64))
-    P = np.full((1, E.P_SRC + 2), -1, np.int64)
-    P[0, E.P_KIND], P[0, E.P_LAT] = E.K_LOAD, 1
+    P = np.full((1, S.P_SRC + 2), -1, np.int64)
+    P[0, S.P_KIND], P[0, S.P_LAT] = S.K_LOAD, 1
     tags = np.full((1, 8), -1, np.int64)
-    _launch(lt.warp_off, lt.pc, lt.space, lt.nreq, lt.line_off, lt.lines, P[:, E.P_KIND].copy(), 1, 1, 1, 1,
+    _launch(lt.warp_off, lt.pc, lt.space, lt.nreq, lt.line_off, lt.lines, P[:, S.P_KIND].copy(), 1, 1, 1, 1,
             tags, np.zeros((3, 1, 8), np.int64), 1, 8, np.full(8, -1, np.int64), np.zeros(8, np.int64), np.zeros(8, np.int64),
             1, 8, 1, 0, np.zeros((1, PC_N), np.int64), np.ones(D_N, np.int64), np.full(1, -1, np.int64),
             np.zeros(1, np.int64), np.zeros(1, np.int64))
@@ -232,7 +231,7 @@ class GPUMech:
         for launch in trace.launches.sort_values("launch").to_dict("records"):
             lid = int(launch["launch"])
             P = static[launch["kernel"]]
-            kind = P[:, E.P_KIND]
+            kind = P[:, S.P_KIND]
             occ = occupancy(hw, int(launch["threads_per_block"]), int(launch["regs_per_thread"]),
                             int(launch["shared_bytes"]))
             lt = trace.launch_trace(lid)
@@ -306,7 +305,7 @@ class GPUMech:
                                   "cpi": predict_contention(prof, wpb, occ_sm, nb, self.sync[policy], r)["cpi"]})
             execs = counts[:, PC_EXECS].sum()
             lines_per_inst = counts[:, PC_REQS].sum() / execs if execs else 0.0
-            atomics = int(counts[kind == E.K_ATOM, PC_EXECS].sum())
+            atomics = int(counts[kind == S.K_ATOM, PC_EXECS].sum())
             l1_rate, l2_rate = miss_rates(counts, kind)
             rows.append({"launch": lid, "kernel": launch["kernel"], "blocks": int(launch["n_blocks"]),
                          "system_occupancy": occ["system_occupancy"], "warps_per_core": n_warps,

@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from ..sim.engine import K_ATOM, K_LOAD, K_STORE, SP_GLOBAL, SP_LOCAL, SP_MIXED, l2_slice
+from ..sim.engine import l2_slice
+from ..sim.static import K_ATOM, K_LOAD, K_STORE, SP_GLOBAL, SP_LOCAL, SP_MIXED
 from ..sim.hardware import field_value
 
 # per-PC counters

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from ..sim import engine as E
+from ..sim import static as S
 
 # per-interval fields of the output buffer
 (I_INSTS, I_STALL, I_MEM_INSTS, I_MEM_REQS, I_MISS_REQS, I_DRAM_REQS, I_CAUSE_PC, I_LOAD_INSTS, I_LSU, I_SMEM,
@@ -40,7 +40,7 @@ def warp_intervals(t_pc, t_space, t_nreq, lo, hi, P, amat, miss_per_req, dram_pe
     compute latency per PC, ``amat`` the memory latency per PC; fills
     ``out[i, I_*]`` and returns (number of intervals, single-warp cycles).
     ``regready``/``writer`` are scratch arrays of the kernel's registers."""
-    R = (P.shape[1] - E.P_SRC) // 2
+    R = (P.shape[1] - S.P_SRC) // 2
     regready[:] = 0.0
     writer[:] = CAUSE_NONE
     n = 0
@@ -55,7 +55,7 @@ def warp_intervals(t_pc, t_space, t_nreq, lo, hi, P, amat, miss_per_req, dram_pe
         if hold > ready:
             ready = hold
             cause = hold_pc
-        for k in range(E.P_SRC, E.P_SRC + R):
+        for k in range(S.P_SRC, S.P_SRC + R):
             g = P[pc, k]
             if g < 0:
                 break
@@ -70,35 +70,35 @@ def warp_intervals(t_pc, t_space, t_nreq, lo, hi, P, amat, miss_per_req, dram_pe
             cur[:] = 0.0
         t = ready
         cur[I_INSTS] += 1
-        kind = P[pc, E.P_KIND]
+        kind = P[pc, S.P_KIND]
         sp = t_space[r]
         nr = t_nreq[r]
-        mem = kind == E.K_LOAD or kind == E.K_STORE or kind == E.K_ATOM
-        done = t + P[pc, E.P_LAT]
+        mem = kind == S.K_LOAD or kind == S.K_STORE or kind == S.K_ATOM
+        done = t + P[pc, S.P_LAT]
         if mem:
-            if nr > 0 and (sp == E.SP_GLOBAL or sp == E.SP_LOCAL or sp == E.SP_MIXED):
+            if nr > 0 and (sp == S.SP_GLOBAL or sp == S.SP_LOCAL or sp == S.SP_MIXED):
                 cur[I_MEM_INSTS] += 1
                 cur[I_MEM_REQS] += nr
                 cur[I_LSU] += nr
                 cur[I_DRAM_REQS] += nr * dram_per_req[pc]
                 cur[I_L2_REQS] += nr * l2_per_req[pc]
-                if kind == E.K_LOAD:
+                if kind == S.K_LOAD:
                     cur[I_LOAD_INSTS] += 1
                     cur[I_MISS_REQS] += nr * miss_per_req[pc]
                 # the load/store unit sends one line per cycle, so the last
                 # line leaves nr - 1 cycles after the first (as shared memory)
-                done = t + amat[pc] + nr - 1 if kind != E.K_STORE else t + 1.0
-            elif nr > 0 and sp == E.SP_SHARED:
+                done = t + amat[pc] + nr - 1 if kind != S.K_STORE else t + 1.0
+            elif nr > 0 and sp == S.SP_SHARED:
                 cur[I_SMEM] += nr
                 done = t + smem_lat + nr - 1
-            elif nr > 0 or sp == E.SP_CONST or sp == E.SP_PARAM:
+            elif nr > 0 or sp == S.SP_CONST or sp == S.SP_PARAM:
                 done = t + const_lat + max(nr, 1) - 1
             else:
                 done = t + 1.0
-        elif kind == E.K_BRANCH:
+        elif kind == S.K_BRANCH:
             hold = done
             hold_pc = pc
-        for k in range(E.P_SRC + R, E.P_SRC + 2 * R):
+        for k in range(S.P_SRC + R, S.P_SRC + 2 * R):
             g = P[pc, k]
             if g < 0:
                 break
@@ -152,7 +152,7 @@ class KernelTiming:
         self.events = np.column_stack([col("l1_hit"), col("l2_hit"), col("l2_miss")])
         self.smem_lat = float(hw["latency"]["shared"])
         self.const_lat = float(hw["latency"]["const"])
-        regs = P[:, E.P_SRC:]
+        regs = P[:, S.P_SRC:]
         self.nregs = int(max(1, regs.max() + 1))
 
     def warps(self, trace) -> pd.DataFrame:
@@ -179,8 +179,8 @@ class KernelTiming:
         cause = o[:, I_CAUSE_PC].astype(np.int64)
         stall = o[:, I_STALL]
         safe = np.maximum(cause, 0)
-        kinds = self.P[safe, E.P_KIND]
-        memory = (cause >= 0) & ((kinds == E.K_LOAD) | (kinds == E.K_ATOM)) & (self.events[safe].sum(1) > 0)
+        kinds = self.P[safe, S.P_KIND]
+        memory = (cause >= 0) & ((kinds == S.K_LOAD) | (kinds == S.K_ATOM)) & (self.events[safe].sum(1) > 0)
         ev = np.where(memory[:, None], self.events[safe], 0.0)
         return {"insts": o[:, I_INSTS], "stall_cycles": stall, "mem_insts": o[:, I_MEM_INSTS],
                 "mem_reqs": o[:, I_MEM_REQS], "miss_reqs": o[:, I_MISS_REQS], "dram_reqs": o[:, I_DRAM_REQS],

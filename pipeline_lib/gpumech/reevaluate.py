@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..sim.hardware import occupancy
-from ..sim.simulator import global_bb_ids, kernel_tables
+from ..sim.static import global_bb_ids, kernel_tables
 from ..sim.trace_reader import LaunchTrace, TraceDir
 from .analysis import collected_from_frame, contention_setup
 from .contention import DEFAULT_SYNC, predict_contention

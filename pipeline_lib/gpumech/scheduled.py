@@ -50,7 +50,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..sim import engine as E
+from ..sim import static as S
+from ..sim.engine import l2_slice
 from ..sim.hardware import dram_burst_cycles, l2_service_cycles
 from .collector import (D_L2_HASH, L1_EV, L1_FILL, L1_LRU, PC_EV_L1, PC_EXECS, PC_L1_ACC, PC_L1_MISS, PC_N, PC_PENDING, PC_REQS,
                         PC_ROW_MISS,
@@ -93,7 +94,7 @@ def _paced(line, t, slices, hashed, L, Q, chan_hist):
     (counted in ``chan_hist`` since the last call) for their channels.
     Returns the cycles it waited."""
     arrive = t + L[LT_ICNT]
-    sl = Q_SLICE0 + E.l2_slice(line, slices, hashed)
+    sl = Q_SLICE0 + l2_slice(line, slices, hashed)
     start = max(float(arrive), Q[sl])
     Q[sl] = start + L[LT_SVC]
     wait = start - arrive
@@ -127,7 +128,7 @@ def _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st, L2tag,
         line = t_lines[q] >> 7
         stamp += 1
         out[pc, PC_REQS] += 1
-        if kd == E.K_LOAD:
+        if kd == S.K_LOAD:
             out[pc, PC_L1_ACC] += 1
             hit, victim = _l1_find(s, line, L1tag, L1st, l1_sets, l1_ways)
             if hit >= 0:
@@ -159,10 +160,10 @@ def _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st, L2tag,
                 L1st[L1_EV, s, victim] = ev
         else:    # stores (1) and atomics (2) go to the L2
             rows = out[pc, PC_ROW_MISS]
-            ev = _l2_access(line, 1 if kd == E.K_STORE else 2, L2tag, L2lru, L2dirty, l2_sets, l2_ways, slices,
+            ev = _l2_access(line, 1 if kd == S.K_STORE else 2, L2tag, L2lru, L2dirty, l2_sets, l2_ways, slices,
                             stamp, out, pc, D, bank_row, slice_hist, chan_hist)
             wait = _paced(line, lsu, slices, D[D_L2_HASH], L, Q, chan_hist) if L[LT_PACE] == 1 else 0
-            ready = lsu + wait + _beyond_l1(ev, out[pc, PC_ROW_MISS] - rows, L) if kd == E.K_ATOM else t + 1
+            ready = lsu + wait + _beyond_l1(ev, out[pc, PC_ROW_MISS] - rows, L) if kd == S.K_ATOM else t + 1
         if ev > worst:
             worst = ev
         if ready > done:
@@ -180,7 +181,7 @@ def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, order, P
     in dispatch order) in the scheduler's issue order (module docstring)
     from cycle ``G[G_CLOCK]`` on, which it leaves at the last cycle.  The
     state arrays come cleared (:meth:`ScheduledCollector.run`)."""
-    R = (P.shape[1] - E.P_SRC) // 2
+    R = (P.shape[1] - S.P_SRC) // 2
     wpb, occ, cores = G[G_WPB], G[G_OCC], G[G_CORES]
     nslot = occ * wpb
     t0 = G[G_CLOCK]
@@ -214,10 +215,10 @@ def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, order, P
                 if pc == CS[s, CS_LASTPC] and w != CS[s, CS_LAST]:
                     G[G_IN_STEP] += 1
                 CS[s, CS_LASTPC] = pc
-                kd = P[pc, E.P_KIND]
+                kd = P[pc, S.P_KIND]
                 sp = t_space[r]
                 nr = t_nreq[r]
-                done = t + P[pc, E.P_LAT]
+                done = t + P[pc, S.P_LAT]
                 if WS[s, w, WS_NEEDS] == U_LSU:
                     done, CS[s, CS_LSU] = _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st,
                                                      L2tag, L2lru, L2dirty, out, D, bank_row, slice_hist, chan_hist,
@@ -225,10 +226,10 @@ def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, order, P
                 elif WS[s, w, WS_NEEDS] == U_SMEM:
                     done = t + L[LT_SMEM] + nr - 1
                     CS[s, CS_SMEM] = t + nr
-                elif kd == E.K_LOAD or kd == E.K_STORE or kd == E.K_ATOM:
-                    done = t + L[LT_CONST] + max(nr, 1) - 1 if nr > 0 or sp == E.SP_CONST or sp == E.SP_PARAM \
+                elif kd == S.K_LOAD or kd == S.K_STORE or kd == S.K_ATOM:
+                    done = t + L[LT_CONST] + max(nr, 1) - 1 if nr > 0 or sp == S.SP_CONST or sp == S.SP_PARAM \
                         else t + 1
-                for k in range(E.P_SRC + R, E.P_SRC + 2 * R):
+                for k in range(S.P_SRC + R, S.P_SRC + 2 * R):
                     g = P[pc, k]
                     if g < 0:
                         break
@@ -237,7 +238,7 @@ def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, order, P
                 CS[s, CS_LAST] = w
                 WS[s, w, WS_POS] = r + 1
                 j = w // wpb
-                if kd == E.K_EXIT or r + 1 >= WS[s, w, WS_END]:
+                if kd == S.K_EXIT or r + 1 >= WS[s, w, WS_END]:
                     WS[s, w, WS_READY] = INF
                     BS[s, j, BS_LIVE] -= 1
                     if BS[s, j, BS_LIVE] == 0:         # the block retires; its slot takes the next block
@@ -246,14 +247,14 @@ def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, order, P
                             _place(s, j, t + 1, G, order, warp_off, WS, BS, t_pc, t_space, t_nreq, P, regready)
                     elif BS[s, j, BS_ARRIVED] > 0 and BS[s, j, BS_ARRIVED] == BS[s, j, BS_LIVE]:
                         _release(s, j, t + L[LT_BAR], wpb, WS, BS, t_pc, t_space, t_nreq, P, regready)
-                elif kd == E.K_BAR:
+                elif kd == S.K_BAR:
                     WS[s, w, WS_READY] = INF
                     WS[s, w, WS_BAR] = 1
                     BS[s, j, BS_ARRIVED] += 1
                     if BS[s, j, BS_ARRIVED] == BS[s, j, BS_LIVE]:
                         _release(s, j, t + L[LT_BAR], wpb, WS, BS, t_pc, t_space, t_nreq, P, regready)
                 else:                                  # a branch holds the warp until it resolves
-                    _arm(s, w, done if kd == E.K_BRANCH else t + 1, WS, t_pc, t_space, t_nreq, P, regready)
+                    _arm(s, w, done if kd == S.K_BRANCH else t + 1, WS, t_pc, t_space, t_nreq, P, regready)
             if t + 1 > t_end:
                 t_end = t + 1
             if issued > 0:
@@ -275,10 +276,10 @@ def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, order, P
 def _arm(s, w, t, WS, t_pc, t_space, t_nreq, P, regready):
     """Warp slot ``w`` may issue its next instruction from cycle ``t`` on:
     note when its sources are ready and which unit it needs."""
-    R = (P.shape[1] - E.P_SRC) // 2
+    R = (P.shape[1] - S.P_SRC) // 2
     r = WS[s, w, WS_POS]
     pc = t_pc[r]
-    for k in range(E.P_SRC, E.P_SRC + R):
+    for k in range(S.P_SRC, S.P_SRC + R):
         g = P[pc, k]
         if g < 0:
             break
@@ -286,12 +287,12 @@ def _arm(s, w, t, WS, t_pc, t_space, t_nreq, P, regready):
             t = regready[s, w, g]
     WS[s, w, WS_READY] = t
     WS[s, w, WS_NEEDS] = -1
-    kd = P[pc, E.P_KIND]
-    if (kd == E.K_LOAD or kd == E.K_STORE or kd == E.K_ATOM) and t_nreq[r] > 0:
+    kd = P[pc, S.P_KIND]
+    if (kd == S.K_LOAD or kd == S.K_STORE or kd == S.K_ATOM) and t_nreq[r] > 0:
         sp = t_space[r]
-        if sp == E.SP_SHARED:
+        if sp == S.SP_SHARED:
             WS[s, w, WS_NEEDS] = U_SMEM
-        elif sp == E.SP_GLOBAL or sp == E.SP_LOCAL or sp == E.SP_MIXED:
+        elif sp == S.SP_GLOBAL or sp == S.SP_LOCAL or sp == S.SP_MIXED:
             WS[s, w, WS_NEEDS] = U_LSU
 
 
@@ -412,7 +413,7 @@ class ScheduledCollector(CacheCollector):
         self.channel_transfers = np.zeros(len(self.channel_transfers), np.int64)
         cores = self.hw["cores"]
         nslot = sm_occupancy * warps_per_block
-        nregs = int(max(1, P[:, E.P_SRC:].max() + 1))
+        nregs = int(max(1, P[:, S.P_SRC:].max() + 1))
         G = np.zeros(G_N, np.int64)
         G[[G_BLOCKS, G_WPB, G_OCC, G_CORES, G_L1_SETS, G_L1_WAYS, G_L2_SETS, G_L2_WAYS, G_SLICES, G_STAMP,
            G_CLOCK]] = (n_blocks, warps_per_block, sm_occupancy, cores, self.l1_sets, self.l1_ways, self.l2_sets,

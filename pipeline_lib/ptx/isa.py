@@ -72,6 +72,9 @@ VOTE = {"all": 0, "any": 1, "uni": 2, "ballot": 3}
 SPACES = ["none", "global", "shared", "local", "const", "param", "generic"]
 SP = {n: i for i, n in enumerate(SPACES)}
 SP_NONE, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM, SP_GENERIC = range(7)
+# In a trace (warp_trace.space, docs/trace_format.md) the generic code marks an
+# access whose lanes resolved to several spaces; the timing models call it mixed.
+SP_MIXED = SP_GENERIC
 
 # operation classes for timing models (documented in docs/trace_format.md)
 OPCLASSES = ["int", "int_mul", "fp32", "fp64", "sfu", "load", "store", "atomic",

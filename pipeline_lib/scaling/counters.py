@@ -25,15 +25,16 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from ..ptx import isa
 from ..ptx.isa import OPCLASSES
 
 #: warp-instruction classes of each mix share (``warp``: shfl/vote, lane-crossing vector work)
 VALU_CLASSES = ("int", "int_mul", "fp32", "fp64", "sfu", "warp")
 CONTROL_CLASSES = ("branch", "barrier", "exit", "misc")
 # resolved spaces of the warp trace (docs/trace_format.md)
-_GLOBAL_SPACES = (1, 3, 6)          # global, local, generic over several spaces
-_CONST_SPACES = (4, 5)
-_SHARED = 2
+_GLOBAL_SPACES = (isa.SP_GLOBAL, isa.SP_LOCAL, isa.SP_MIXED)
+_CONST_SPACES = (isa.SP_CONST, isa.SP_PARAM)
+_SHARED = isa.SP_SHARED
 
 #: Mix columns written by :func:`kernel_mix` (counts of warp instructions).
 MIX_COUNTS = ["warp_instrs", "thread_instrs", "valu", "control", "vfetch", "sfetch", "vwrite", "lds"]

@@ -88,22 +88,19 @@ def _counters(profile: pd.DataFrame, trace_launches: pd.DataFrame, sim_dir, hw: 
                            pd.read_parquet(s / "activity.parquet"), pd.read_parquet(s / "power.parquet"), hw)
 
 
-def counters_stage(wl: str, sweep: str, points: list[dict], hws: list[dict], sim_dirs: list, profile,
-                   trace_launches, out) -> pd.DataFrame:
+def counters_stage(wl: str, sweep: str, points: list[dict], profile, trace_launches, out) -> pd.DataFrame:
     """The dataset's rows of one workload: one per (kernel, sweep point).
-    ``points``, ``hws`` and ``sim_dirs`` are parallel (one per point)."""
-    if not len(points) == len(hws) == len(sim_dirs):
-        raise ValueError(f"{wl}: {len(points)} points, {len(hws)} hardware configurations and "
-                         f"{len(sim_dirs)} simulation directories")
+    Each of ``points`` names its grid point (``name``, ``sm``, ``cc``,
+    ``mc``), its ``hardware`` and the ``sim_dir`` of its simulation."""
     prof, launches = pd.read_parquet(profile), pd.read_parquet(trace_launches)
     parts = []
     start = last = time.monotonic()
-    for n, (pt, hw, d) in enumerate(zip(points, hws, sim_dirs)):
+    for n, pt in enumerate(points):
         now = time.monotonic()
         if now - last >= 30.0:
             _log(f"{sweep}: {wl}: read {n} of {len(points)} simulations, {now - start:.0f} s")
             last = now
-        c = _counters(prof, launches, d, hw)
+        c = _counters(prof, launches, pt["sim_dir"], pt["hardware"])
         c.insert(0, "workload", wl)
         c.insert(2, "instance", wl + ":" + c["kernel"])
         for i, k in enumerate(("point", "sm", "cc", "mc")):

@@ -27,18 +27,18 @@ Timing model in brief (the reasons are in docs/simulator.md):
 All state lives in arrays owned by :class:`pipeline_lib.sim.simulator.Simulator`;
 field indices are the constants below.
 """
+import dataclasses
+
 import numpy as np
 from numba import njit
 
 from .hardware import field_value, l2_service_cycles
+# the per-PC static table P, its instruction kinds and the trace's memory
+# spaces: the public interface shared with GPUMech (static.py)
+from .static import (K_ATOM, K_BAR, K_BRANCH, K_EXIT, K_LOAD, K_STORE, P_CLS, P_GBB, P_KIND, P_LAT, P_NDST, P_NSRC,
+                     P_SRC, SP_CONST, SP_GLOBAL, SP_LOCAL, SP_MIXED, SP_PARAM, SP_SHARED)
 
 INF = np.int64(1) << 60
-
-# static instruction kinds (per PC)
-K_ALU, K_LOAD, K_STORE, K_ATOM, K_BRANCH, K_BAR, K_EXIT = 0, 1, 2, 3, 4, 5, 6
-
-# resolved memory spaces of the trace (docs/trace_format.md)
-SP_NONE, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM, SP_MIXED = 0, 1, 2, 3, 4, 5, 6
 
 # The integer configuration C[...], declared once: each entry names its
 # index constant and says where its value comes from -- a dotted field of
@@ -84,16 +84,40 @@ globals().update({name: i for i, (name, _) in enumerate(CONFIG_FIELDS)})
 C_N = len(CONFIG_FIELDS)
 
 
+def _from_hardware(cls, hw: dict) -> "EngineConfig":
+    """The engine configuration of hardware ``hw`` (a validated hardware
+    dict, optional fields at the schema's defaults)."""
+    values = {}
+    for name, source in CONFIG_FIELDS:
+        if source is not None:
+            values[name[2:].lower()] = int(field_value(hw, source) if isinstance(source, str) else source(hw))
+    return cls(**values)
+
+
+def _vector(self) -> np.ndarray:
+    """C[...]: every hardware-derived entry filled, the per-launch ones 0."""
+    C = np.zeros(C_N, np.int64)
+    for i, (name, source) in enumerate(CONFIG_FIELDS):
+        if source is not None:
+            C[i] = getattr(self, name[2:].lower())
+    return C
+
+
+#: The hardware as the engine sees it: a frozen record with one integer
+#: attribute per hardware-derived entry of CONFIG_FIELDS, named by its index
+#: constant without ``C_`` in lower case (``C_L1_SETS`` -> ``l1_sets``);
+#: generated from the table, so a new parameter adds no line here.
+#: ``EngineConfig.from_hardware(hw)`` builds it, ``.vector()`` gives C.
+EngineConfig = dataclasses.make_dataclass(
+    "EngineConfig", [(name[2:].lower(), int) for name, source in CONFIG_FIELDS if source is not None], frozen=True,
+    namespace={"from_hardware": classmethod(_from_hardware), "vector": _vector, "__module__": __name__})
+
+
 def config_vector(hw: dict) -> np.ndarray:
     """C[...] for hardware ``hw``: every hardware-derived entry of
     :data:`CONFIG_FIELDS` filled, the per-launch ones 0."""
-    C = np.zeros(C_N, np.int64)
-    for i, (_, source) in enumerate(CONFIG_FIELDS):
-        if isinstance(source, str):
-            C[i] = field_value(hw, source)
-        elif source is not None:
-            C[i] = source(hw)
-    return C
+    return EngineConfig.from_hardware(hw).vector()
+
 
 # warp slot fields W[slot, ...]
 W_POS, W_END, W_READY, W_STATUS, W_BSLOT, W_AGE, W_UNIT, W_N = range(8)
@@ -132,13 +156,6 @@ STALL_NAMES = ("BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "LSU", "SMEM", "IDLE")
 ST_STALL0 = ST_CLASS0 + N_CLASSES
 ST_N = ST_STALL0 + N_STALL
 
-# static per-PC table P[pc, ...] (one row per instruction of the kernel): the
-# register lists follow as two blocks of R columns each, -1 padded (sources
-# at P_SRC, destinations at P_SRC + R, R = (P.shape[1] - P_SRC) // 2).
-# Packed into one array because calls between compiled functions with more
-# than 30 arguments go through a tuple (CPython's call convention), which
-# costs reference counting on every array per call.
-P_KIND, P_LAT, P_CLS, P_NSRC, P_NDST, P_GBB, P_SRC = range(7)
 
 # L1 arrays L1[field, sm, set * ways + way] and L2 arrays L2[field, slot]
 L1_TAG, L1_LRU, L1_FILL = range(3)

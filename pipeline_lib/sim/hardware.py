@@ -14,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from .. import schema_doc
 from ..config import ROOT
 
 HARDWARE_DIR = ROOT / "config" / "hardware"
@@ -82,20 +83,7 @@ def field_value(hw: dict, path: str):
 def field_rows() -> list[tuple[str, str, str, str]]:
     """(dotted field, unit, default, meaning) of every documented field of
     the schema, in the schema's order (docs/hardware.md's table)."""
-    rows = []
-
-    def walk(props: dict, prefix: str) -> None:
-        for name, node in props.items():
-            path = prefix + name
-            if "description" in node:
-                default = node.get("default")
-                rows.append((path, str(node.get("unit", "")), "" if default is None else f"`{default}`",
-                             " ".join(str(node["description"]).split())))
-            if node.get("type") == "object" and "properties" in node and "description" not in node:
-                walk(node["properties"], path + ".")
-
-    walk(hardware_schema()["properties"], "")
-    return rows
+    return schema_doc.field_rows(hardware_schema(), into_described=False)
 
 
 DOC_BEGIN = "<!-- fields: generated from config/hardware/schema.yaml by `python -m pipeline_lib.sim --hardware-doc` -->"
@@ -104,17 +92,14 @@ DOC_END = "<!-- end of fields -->"
 
 def doc_table() -> str:
     """docs/hardware.md's field table, between its markers."""
-    lines = [DOC_BEGIN, "", "| field | unit | default | meaning |", "|---|---|---|---|"]
+    lines = ["| field | unit | default | meaning |", "|---|---|---|---|"]
     lines += [f"| `{f}` | {u} | {d} | {m} |" for f, u, d, m in field_rows()]
-    return "\n".join(lines + ["", DOC_END])
+    return "\n".join(lines) + "\n"
 
 
 def with_doc_table(text: str) -> str:
     """``text`` (docs/hardware.md) with its field table regenerated."""
-    if DOC_BEGIN not in text or DOC_END not in text:
-        raise ValueError(f"docs/hardware.md: the markers {DOC_BEGIN!r} and {DOC_END!r} are missing")
-    head, rest = text.split(DOC_BEGIN, 1)
-    return head + doc_table() + rest.split(DOC_END, 1)[1]
+    return schema_doc.replace_between(text, DOC_BEGIN, DOC_END, doc_table(), "docs/hardware.md")
 
 
 @functools.lru_cache(maxsize=256)

@@ -21,13 +21,8 @@ import pandas as pd
 from ..ptx import isa
 from . import engine as E
 from .hardware import dram_burst_cycles, occupancy
+from .static import K_ATOM, K_STORE, P_KIND, SP_GLOBAL, SP_LOCAL, SP_MIXED, global_bb_ids, kernel_tables
 from .trace_reader import TraceDir
-
-_ALU_LATENCY = {"int": "int", "int_mul": "int_mul", "fp32": "fp32", "fp64": "fp64", "sfu": "sfu",
-                "warp": "warp", "branch": "branch", "barrier": "barrier", "exit": "int", "misc": "int",
-                "load": "int", "store": "int", "atomic": "int"}
-_KIND = {"load": E.K_LOAD, "store": E.K_STORE, "atomic": E.K_ATOM, "branch": E.K_BRANCH,
-         "barrier": E.K_BAR, "exit": E.K_EXIT}
 
 # activity counters reported per launch (engine index, column name)
 ACTIVITY = [(E.ST_CLASS0 + i, f"instrs_{c}") for i, c in enumerate(isa.OPCLASSES)] + [
@@ -58,53 +53,6 @@ def sm_active_cycles(bo: np.ndarray) -> int:
 
 class SimulationError(RuntimeError):
     """The timing model cannot proceed (names workload, launch and cycle)."""
-
-
-def global_bb_ids(instructions: pd.DataFrame) -> tuple[dict, int]:
-    """Global basic-block ids used by the basic-block vectors: kernels in name
-    order, each kernel's blocks ascending, numbered consecutively.  Returns
-    ({kernel: offset}, number of global blocks)."""
-    offsets, total = {}, 0
-    for k in sorted(instructions["kernel"].unique()):
-        offsets[k] = total
-        total += int(instructions.loc[instructions["kernel"] == k, "bb"].max()) + 1
-    return offsets, total
-
-
-def engine_config(hw: dict) -> tuple[np.ndarray, float]:
-    """The integer configuration vector of the engine (engine.CONFIG_FIELDS)
-    and the DRAM burst time (core cycles per 128-byte line per channel) for
-    hardware ``hw``."""
-    return E.config_vector(hw), dram_burst_cycles(hw)
-
-
-def kernel_static(instr: pd.DataFrame, hw: dict, bb_offset: int, reg_width: int) -> np.ndarray:
-    """The engine's per-PC table of one kernel (rows of ``instructions``
-    sorted by pc; columns ``engine.P_*``, then ``reg_width`` source and
-    ``reg_width`` destination registers, -1 padded)."""
-    instr = instr.sort_values("pc")
-    n = len(instr)
-    if n and not np.array_equal(instr["pc"].to_numpy(), np.arange(n)):
-        raise SimulationError(f"kernel {instr['kernel'].iloc[0]}: instructions table has gaps in pc")
-    P = np.full((n, E.P_SRC + 2 * reg_width), -1, np.int64)
-    oc = instr["opclass"].to_numpy()
-    P[:, E.P_KIND] = [_KIND.get(c, E.K_ALU) for c in oc]
-    P[:, E.P_LAT] = [hw["latency"][_ALU_LATENCY[c]] for c in oc]
-    P[:, E.P_CLS] = [isa.OC[c] for c in oc]
-    P[:, E.P_NSRC] = [len(x) for x in instr["src_regs"]]
-    P[:, E.P_NDST] = [len(x) for x in instr["dst_regs"]]
-    P[:, E.P_GBB] = instr["bb"].to_numpy() + bb_offset
-    dst0 = E.P_SRC + reg_width
-    for i, (src, dst) in enumerate(zip(instr["src_regs"], instr["dst_regs"])):
-        P[i, E.P_SRC:E.P_SRC + len(src)] = src
-        P[i, dst0:dst0 + len(dst)] = dst
-    return P
-
-
-def kernel_tables(instr: pd.DataFrame, hw: dict, bb_offsets: dict) -> dict[str, np.ndarray]:
-    """:func:`kernel_static` of every kernel, all with one register width."""
-    width = max([1] + [len(x) for x in instr["src_regs"]] + [len(x) for x in instr["dst_regs"]])
-    return {k: kernel_static(g, hw, bb_offsets[k], width) for k, g in instr.groupby("kernel")}
 
 
 @dataclass
@@ -194,7 +142,9 @@ class Simulator:
                  progress_s: float = 0.0, label: str = "", stall_breakdown: bool = False):
         self.hw, self.trace, self.label = hw, trace, label or str(trace.path)
         self.progress_s = progress_s
-        self.C, self.burst = engine_config(hw)
+        #: the hardware as the engine sees it (a frozen engine.EngineConfig)
+        self.config = cfg = E.EngineConfig.from_hardware(hw)
+        self.C, self.burst = cfg.vector(), dram_burst_cycles(hw)
         total = int(trace.launches["warp_instrs"].sum())
         self.unit = int(min(unit_warp_instrs, max(1000, -(-total // max(1, min_units)))))
         self.C[E.C_UNIT] = self.unit
@@ -205,8 +155,7 @@ class Simulator:
         self.static = kernel_tables(instr, hw, self.bb_offsets)
         # one pass over the blocks table (workloads may have thousands of launches)
         self._blocks_by_launch = trace.blocks_by_launch()
-        S, MAXW, MAXB = hw["cores"], hw["sm_limits"]["warps"], hw["sm_limits"]["blocks"]
-        C = self.C
+        S, MAXW, MAXB = cfg.cores, cfg.maxw, cfg.maxb
         self.G = np.zeros(E.G_N, np.int64)
         self.W = np.zeros((S * MAXW, E.W_N), np.int64)
         self.W[:, E.W_READY] = E.INF
@@ -217,17 +166,17 @@ class Simulator:
         self.regready = np.zeros((S * MAXW, (2 if stall_breakdown else 1) * nregs), np.int64)
         #: replay every skipped launch in full (the reference _warm_pending's shortcut is tested against)
         self.warm_every_launch = False
-        self.L1 = np.zeros((3, S, C[E.C_L1_SETS] * C[E.C_L1_WAYS]), np.int64)
+        self.L1 = np.zeros((3, S, cfg.l1_sets * cfg.l1_ways), np.int64)
         self.L1[E.L1_TAG] = -1
-        self.mshr = np.zeros((S, C[E.C_MSHR]), np.int64)
-        n2 = C[E.C_L2_SLICES] * C[E.C_L2_SETS] * C[E.C_L2_WAYS]
+        self.mshr = np.zeros((S, cfg.mshr), np.int64)
+        n2 = cfg.l2_slices * cfg.l2_sets * cfg.l2_ways
         self.L2 = np.zeros((4, n2), np.int64)
         self.L2[E.L2_TAG] = -1
-        self.slice_cal = np.zeros((C[E.C_L2_SLICES], E.CAL_WIDTH), np.int64)
-        nb = C[E.C_CH] * C[E.C_BANKS]
+        self.slice_cal = np.zeros((cfg.l2_slices, E.CAL_WIDTH), np.int64)
+        nb = cfg.ch * cfg.banks
         self.bank_cal = np.zeros((nb, E.CAL_WIDTH), np.int64)
         self.bank_row = np.full(nb, -1, np.int64)
-        self.chan_cal = np.zeros((C[E.C_CH], E.CAL_WIDTH), np.int64)
+        self.chan_cal = np.zeros((cfg.ch, E.CAL_WIDTH), np.int64)
         self.ubbv = np.zeros(self.n_gbb, np.int64)
         self.retired = np.zeros(S * MAXB + 1, np.int64)
         self._units, self._unit_bbv = [], []
@@ -324,9 +273,9 @@ class Simulator:
         parts = [self.L2[E.L2_TAG][(self.L2[E.L2_DIRTY] == 1) & (self.L2[E.L2_TAG] >= 0)]]
         for launch in launches:
             tr = self.trace.launch_trace(int(launch["launch"]))
-            kind = self.static[launch["kernel"]][tr.pc, E.P_KIND]
-            rows = (((kind == E.K_STORE) | (kind == E.K_ATOM)) & (tr.nreq > 0)
-                    & np.isin(tr.space, (E.SP_GLOBAL, E.SP_LOCAL, E.SP_MIXED)))
+            kind = self.static[launch["kernel"]][tr.pc, P_KIND]
+            rows = (((kind == K_STORE) | (kind == K_ATOM)) & (tr.nreq > 0)
+                    & np.isin(tr.space, (SP_GLOBAL, SP_LOCAL, SP_MIXED)))
             parts.append(tr.lines[np.repeat(rows, np.diff(tr.line_off))] >> 7)
         return np.unique(np.concatenate(parts))
 

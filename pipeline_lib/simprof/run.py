@@ -428,18 +428,20 @@ def repeats(info: list[dict]) -> dict[str, str]:
     return out
 
 
-def summary_stage(runs: list[str], run_jsons, models, phase_tables, errors, sizes, set_jsons,
-                  overhead_runs: list[str], overheads, opts: dict, out_summary, out_tables, fig_dir) -> str:
+def summary_stage(runs: dict, set_jsons, overheads: dict, opts: dict, out_summary, out_tables, fig_dir) -> str:
     """Figures 40-42, 46 and 47 as tables and bar charts, and the report
-    (docs/simprof.md, Results)."""
+    (docs/simprof.md, Results).  ``runs`` maps each run to its files by
+    name (``run``, ``model``, ``phases``, ``errors``, ``sizes``);
+    ``overheads`` maps the overhead runs to their tables."""
     fig_dir = Path(fig_dir)
-    info = [json.loads(Path(p).read_text()) for p in run_jsons]
-    model = [json.loads(Path(p).read_text()) for p in models]
+    names = list(runs)
+    info = [json.loads(Path(f["run"]).read_text()) for f in runs.values()]
+    model = [json.loads(Path(f["model"]).read_text()) for f in runs.values()]
     hom = pd.DataFrame([{"run": r, "job": i["job"], "input": i["input"],
                          "units": int(pd.read_parquet(ph)["units"].sum()), "phases": m["k"],
                          **{k: m[k] for k in ("population_cov", "weighted_cov", "max_cov")}}
-                        for r, i, m, ph in zip(runs, info, model, phase_tables)])
-    err = pd.concat([pd.read_parquet(p).assign(run=r) for r, p in zip(runs, errors)], ignore_index=True)
+                        for r, i, m, ph in zip(names, info, model, (f["phases"] for f in runs.values()))])
+    err = pd.concat([pd.read_parquet(f["errors"]).assign(run=r) for r, f in runs.items()], ignore_index=True)
     g = err.groupby(["run", "method"], sort=False)
     esum = pd.DataFrame({"populations": g["thread"].nunique(), "mean_error": g["error"].mean(),
                          "max_error": g["error"].max(),
@@ -447,7 +449,7 @@ def summary_stage(runs: list[str], run_jsons, models, phase_tables, errors, size
                          "coverage": g["covered"].mean()}).reset_index()
     esum.loc[esum["method"] != "SimProf", "coverage"] = np.nan
     # per run: the mean over its populations
-    siz = (pd.concat([pd.read_parquet(p).assign(run=r) for r, p in zip(runs, sizes)], ignore_index=True)
+    siz = (pd.concat([pd.read_parquet(f["sizes"]).assign(run=r) for r, f in runs.items()], ignore_index=True)
            .groupby(["run", "target_error", "confidence"], sort=False)[["units", "second_units", "population"]]
            .mean().reset_index())
     sets_info = [json.loads(Path(p).read_text()) for p in set_jsons]
@@ -461,13 +463,13 @@ def summary_stage(runs: list[str], run_jsons, models, phase_tables, errors, size
     for df, cols, name, out in zip((hom, esum, siz, sens), (HOMOGENEITY, ERROR_SUMMARY, SIZE_SUMMARY, SET_SUMMARY),
                                    ("homogeneity", "errors", "sizes", "sensitivity"), out_tables):
         _write(df, cols, f"simprof_{name}", out, measure=opts["measure"])
-    wide = esum.pivot(index="run", columns="method", values="mean_error").reindex(runs)[list(METHODS)].reset_index()
+    wide = esum.pivot(index="run", columns="method", values="mean_error").reindex(names)[list(METHODS)].reset_index()
     _figures(hom, wide, siz, sens, opts, fig_dir)
 
     modes = sorted({(i["counter_mode"], i["pmu"], i["why"]) for i in info})
-    ovh = [(r, pd.read_parquet(p)) for r, p in zip(overhead_runs, overheads)]
+    ovh = [(r, pd.read_parquet(p)) for r, p in overheads.items()]
     flagged = {(s["train"], int(h)): refs for s in sets_info for h, refs in s["sensitive_to"].items() if refs}
-    described = pd.concat([_phase_descriptions(r, pd.read_parquet(p), flagged) for r, p in zip(runs, phase_tables)],
+    described = pd.concat([_phase_descriptions(r, pd.read_parquet(f["phases"]), flagged) for r, f in runs.items()],
                           ignore_index=True)
     text = _report(info, hom, wide, esum, siz, sens, modes, ovh, described, opts)
     write_text(text, out_summary)

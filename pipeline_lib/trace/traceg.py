@@ -58,9 +58,9 @@ from ..ptx.device import TraceChunk
 from . import schema
 from ..io import AtomicParquetWriter, write_json, write_table
 from .sass import UnknownOpcode, classify, width_from_opcode
+from ..versions import IMPORTER_VERSION
 from .sink import _block_columns, _launch_row, _table, _warp_columns, chunk_table
 
-IMPORTER_VERSION = "1"
 WINDOW = 1 << 32          # bytes of the shared and local windows above their header base addresses
 _REG = re.compile(r"^(R|P|UR|UP|B)(\d+|Z|T)$")
 #: register id offsets per register file (our ids are per kernel; these keep the files apart)
@@ -293,9 +293,8 @@ def _reg(path, ins: Instr, tok: str) -> list[int]:
     return [_REG_BASE[file] + n]
 
 
-#: warp_trace's space codes (docs/trace_format.md); 6: a generic access that touched several spaces
+#: warp_trace's space codes (docs/trace_format.md); isa.SP_MIXED: a generic access that touched several spaces
 SPACE_CODE = {name: code for code, name in enumerate(isa.SPACES[:6])}
-MIXED = 6
 
 
 def _in(a, base) -> bool:
@@ -308,13 +307,13 @@ def _resolve(addrs, space, shared_base, local_base) -> int:
         return SPACE_CODE[space]
     seen = {isa.SP_SHARED if _in(a, shared_base) else isa.SP_LOCAL if _in(a, local_base) else isa.SP_GLOBAL
             for a in addrs}
-    return seen.pop() if len(seen) == 1 else MIXED
+    return seen.pop() if len(seen) == 1 else isa.SP_MIXED
 
 
 def _requests(addrs, code, shared_base) -> tuple[int, list]:
     """nreq and lines of one access, as the emulator counts them."""
-    if code in (isa.SP_GLOBAL, isa.SP_LOCAL, MIXED):     # distinct 128-byte lines (of the global/local lanes)
-        lines = sorted({a & ~127 for a in addrs if code != MIXED or not _in(a, shared_base)})
+    if code in (isa.SP_GLOBAL, isa.SP_LOCAL, isa.SP_MIXED):     # distinct 128-byte lines (of the global/local lanes)
+        lines = sorted({a & ~127 for a in addrs if code != isa.SP_MIXED or not _in(a, shared_base)})
         return len(lines), lines
     if code == isa.SP_SHARED:          # bank-conflict degree: distinct 4-byte words per bank, the worst bank
         banks = {}
@@ -425,7 +424,7 @@ def _launch(lid: int, kt: KernelTrace, static: dict, leaders: set, meta: dict) -
                 t_space.append(code)
                 t_nreq.append(nreq)
                 t_lines.append(lines)
-                glob = nreq if code in (isa.SP_GLOBAL, MIXED) else 0
+                glob = nreq if code in (isa.SP_GLOBAL, isa.SP_MIXED) else 0
                 loc = nreq if code == isa.SP_LOCAL else 0
                 shared = code == isa.SP_SHARED
                 bstat[b, :6] += (lanes, 1, glob, loc, shared, nreq if shared else 0)

@@ -1,4 +1,4 @@
-"""What TBPoint's validation rule (rules/tbpoint.smk) reads, by name."""
+"""What TBPoint's validation and sensitivity rules (rules/tbpoint.smk) read, by name."""
 from __future__ import annotations
 
 from .paths import Paths
@@ -16,3 +16,11 @@ def validation_files(paths: Paths, hw: str, workloads, seed_rules: bool) -> dict
                  **({"seed": P.tbpoint(wl, hw, "sampled_seed.json")} if seed_rules else {}),
                  "full_host": P.sim("host_time.json", wl, hw), "sampled_host": P.tbpoint(wl, hw, "host_time.json")}
             for wl in workloads}
+
+
+def sensitivity_files(paths: Paths, configs, workloads) -> list[dict]:
+    """One record per (configuration, workload) of rule tbpoint_sensitivity,
+    configurations outermost: the names and the full and sampled
+    simulations' summaries."""
+    return [{"config": hw, "workload": wl, "full": paths.sim("summary.json", wl, hw),
+             "sampled": paths.tbpoint(wl, hw, "sampled.json")} for hw in configs for wl in workloads]

@@ -1,0 +1,37 @@
+"""Stage versions and the code they stand for (pipeline_lib/versions.py)."""
+import json
+
+from pipeline_lib import versions
+
+
+def test_every_version_is_recorded_on_its_code_as_it_is():
+    """Fails after an edit to a stage's code until its version is bumped (if
+    the outputs change) and recorded: python -m pipeline_lib.versions --record."""
+    recorded = json.loads(versions.LOCK.read_text())
+    assert versions.stale(recorded, versions.current()) == []
+
+
+def test_an_edit_to_a_stages_code_is_noticed(tmp_path):
+    (tmp_path / "tbpoint").mkdir()
+    src = tmp_path / "tbpoint" / "regions.py"
+    src.write_text("SIGMA = 0.2\n")
+    (tmp_path / "tbpoint" / "__pycache__").mkdir()
+    (tmp_path / "tbpoint" / "__pycache__" / "regions.cpython.pyc").write_bytes(b"\0")
+    before = versions.code_digest(["tbpoint"], tmp_path)
+    (tmp_path / "tbpoint" / "__pycache__" / "regions.cpython.pyc").write_bytes(b"\1")   # caches do not count
+    assert versions.code_digest(["tbpoint"], tmp_path) == before
+    src.write_text("SIGMA = 0.3\n")
+    after = versions.code_digest(["tbpoint"], tmp_path)
+    assert after != before
+
+    now = {"TBPOINT_VERSION": {"version": "5", "digest": after}}
+    same_number = versions.stale({"TBPOINT_VERSION": {"version": "5", "digest": before}}, now)
+    assert len(same_number) == 1 and "TBPOINT_VERSION 5: its code (tbpoint) changed" in same_number[0]
+    bumped = versions.stale({"TBPOINT_VERSION": {"version": "4", "digest": before}}, now)
+    assert "4 recorded, 5 now" in bumped[0]
+    assert versions.stale(now, now) == []
+
+
+def test_every_cached_stage_has_a_recorded_version():
+    names = {n for n in vars(versions) if n.endswith("_VERSION")}
+    assert names == set(versions.COVERS)
