@@ -155,7 +155,6 @@ def warm_up(hw: dict) -> None:
     one-instruction trace, so that host times measure the analysis and not
     the compiler."""
     from ..sim.trace_reader import LaunchTrace
-    from .collector import D_N, PC_N, _launch
     from .interval import all_warps
 
     lt = LaunchTrace(pc=np.zeros(1, np.int32), space=np.full(1, S.SP_GLOBAL, np.int8), nreq=np.ones(1, np.int16),
@@ -163,11 +162,7 @@ def warm_up(hw: dict) -> None:
                      lines=np.zeros(1, np.int64), warp_off=np.array([0, 1], np.int64))
     P = np.full((1, S.P_SRC + 2), -1, np.int64)
     P[0, S.P_KIND], P[0, S.P_LAT] = S.K_LOAD, 1
-    tags = np.full((1, 8), -1, np.int64)
-    _launch(lt.warp_off, lt.pc, lt.space, lt.nreq, lt.line_off, lt.lines, P[:, S.P_KIND].copy(), 1, 1, 1, 1,
-            tags, np.zeros((3, 1, 8), np.int64), 1, 8, np.full(8, -1, np.int64), np.zeros(8, np.int64), np.zeros(8, np.int64),
-            1, 8, 1, 0, np.zeros((1, PC_N), np.int64), np.ones(D_N, np.int64), np.full(1, -1, np.int64),
-            np.zeros(1, np.int64), np.zeros(1, np.int64))
+    CacheCollector(hw).run(lt, P[:, S.P_KIND], 1, 1, 1)
     z = np.zeros(1)
     all_warps(lt.warp_off, lt.pc, lt.space, lt.nreq, P, z, z, z, z, 1.0, 1.0, 1)
     ScheduledCollector(hw, "rr").run(lt, P, 1, 1, 1)
