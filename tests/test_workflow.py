@@ -899,3 +899,48 @@ def test_a_timing_only_sweep_point_reuses_its_bases_collection(tmp_path):
     cfg["gpumech"]["reuse_collection"] = False
     _, params = build_dag(tmp_path, _write(tmp_path / "c.yaml", cfg))
     assert params[("gpumech_analyse", "hist", mshr16)]["reuse_collection"] is False
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+def test_every_results_file_a_rule_names_in_its_params_is_one_of_its_inputs(tmp_path):
+    """Scripts read files by name from records in ``params`` (a workload's,
+    a point's, a run's); each such path must be an input of the job, a
+    directory holding its inputs or a file in an input directory (a sweep
+    batch's points), so the DAG knows every file a job reads."""
+    from snakemake.api import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings, SnakemakeApi
+    from snakemake.settings.enums import Quietness
+
+    cfg = _write(tmp_path / "c.yaml", TINY)
+    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as sm:
+        wf_api = sm.workflow(resource_settings=ResourceSettings(cores=1),
+                             config_settings=ConfigSettings(configfiles=[cfg]),
+                             snakefile=ROOT / "Snakefile", workdir=tmp_path)
+        wf_api.dag(DAGSettings())
+        wf = wf_api._workflow
+        wf._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True)
+        wf._build_dag()
+        checked, rules = 0, set()
+        for job in wf.dag.jobs:
+            inputs = [str(f) for f in job.input]
+            outputs = [str(f) for f in job.output]
+            for p in _strings(dict(job.params)):
+                if not p.startswith("results/") or any(o == p or o.startswith(p + "/") for o in outputs):
+                    continue
+                # the input itself, a directory holding inputs, or a file in an input directory
+                assert any(f == p or f.startswith(p + "/") or p.startswith(f + "/") for f in inputs), \
+                    f"rule {job.rule.name} {dict(job.wildcards)}: params name {p}, which is not among its inputs"
+                checked += 1
+                rules.add(job.rule.name)
+    assert checked > 0
+    assert {"tbpoint_validate", "tbpoint_sensitivity", "tbpoint_kernel_types", "simprof_summary",
+            "simprof_sensitivity", "scaling_summary", "scaling_counters", "gpumech_validate"} <= rules
