@@ -298,3 +298,22 @@ def test_a_transpose_camps_on_one_slice_only_without_the_hash(tmp_path):
         cyc[h] = L[L["kernel"] == "transpose_naive"]["cycles"].tolist()   # A -> B (16-line rows), B -> A (24)
     assert cyc["modulo"][1] > 1.15 * cyc["modulo"][0]
     assert cyc["xor"][1] == pytest.approx(cyc["xor"][0], rel=0.05)
+
+
+def test_the_static_table_lays_out_kinds_latencies_and_registers_and_names_a_gap():
+    """sim.static: the per-PC table the engine and GPUMech share."""
+    import pandas as pd
+
+    from pipeline_lib.sim import static as S
+    hw = load_hardware("gpumech-baseline")
+    instr = pd.DataFrame({"kernel": ["k"] * 3, "pc": [0, 1, 2], "bb": [0, 0, 1],
+                          "opclass": ["load", "fp32", "branch"],
+                          "src_regs": [[1], [2, 3], []], "dst_regs": [[2], [4], []]})
+    P = S.kernel_static(instr, hw, bb_offset=5, reg_width=2)
+    assert P[:, S.P_KIND].tolist() == [S.K_LOAD, S.K_ALU, S.K_BRANCH]
+    assert P[1, S.P_LAT] == hw["latency"]["fp32"] and P[2, S.P_LAT] == hw["latency"]["branch"]
+    assert P[:, S.P_GBB].tolist() == [5, 5, 6]
+    assert P[1, S.P_SRC:S.P_SRC + 2].tolist() == [2, 3] and P[1, S.P_SRC + 2:].tolist() == [4, -1]
+    assert S.memory_kind(P[:, S.P_KIND]).tolist() == [True, False, False]
+    with pytest.raises(S.StaticTableError, match="kernel k: instructions table has gaps in pc"):
+        S.kernel_static(instr.assign(pc=[0, 1, 3]), hw, 0, 2)
