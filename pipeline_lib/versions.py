@@ -20,7 +20,7 @@ GPUMECH_VERSION = "8"    # GPUMech collector, interval algorithm, representative
 SCALING_VERSION = "7"    # Table II counters, scaling model (clusters or regression), its validation (pipeline_lib/scaling)
 SIMPROF_VERSION = "5"    # SimProf inputs, jobs and plugin, profile tables, units, phases, sampling (pipeline_lib/simprof)
 REPORT_VERSION = "1"     # the HTML report's pages (pipeline_lib/report.py)
-IMPORTER_VERSION = "1"   # Accel-Sim trace importer (pipeline_lib/trace/traceg.py)
+IMPORTER_VERSION = "1"   # Accel-Sim trace importer and exporter (pipeline_lib/trace/traceg.py, traceg_export.py)
 
 # -- what each version stands for --------------------------------------------------------------------------------
 # Bumping stays a decision: a digest of the code as the cache key would rerun
@@ -32,17 +32,19 @@ IMPORTER_VERSION = "1"   # Accel-Sim trace importer (pipeline_lib/trace/traceg.p
 
 #: version name -> the files and directories under pipeline_lib/ it stands for
 COVERS = {
-    "EMULATOR_VERSION": ("ptx", "trace/generate.py", "trace/schema.py", "trace/sink.py"),
+    "EMULATOR_VERSION": ("ptx", "trace/__init__.py", "trace/generate.py", "trace/schema.py", "trace/sink.py"),
     "SIMULATOR_VERSION": ("sim/__init__.py", "sim/engine.py", "sim/hardware.py", "sim/output.py", "sim/run.py",
-                          "sim/sampling.py", "sim/simulator.py", "sim/trace_reader.py"),
+                          "sim/sampling.py", "sim/simulator.py", "sim/static.py", "sim/trace_reader.py"),
     "POWER_VERSION": ("sim/power.py",),
     "TBPOINT_VERSION": ("tbpoint",),
-    "GPUMECH_VERSION": ("gpumech",),
+    "GPUMECH_VERSION": ("gpumech", "sim/static.py"),     # the static table GPUMech reads
     "SCALING_VERSION": ("scaling",),
     "SIMPROF_VERSION": ("simprof",),
     "REPORT_VERSION": ("report.py",),
-    "IMPORTER_VERSION": ("trace/traceg.py", "trace/sass.py"),
+    "IMPORTER_VERSION": ("trace/traceg.py", "trace/sass.py", "trace/traceg_export.py"),
 }
+#: files of the stages' packages that no output depends on (the hardware doc's generator)
+UNCOVERED = ("sim/__main__.py",)
 PACKAGE = Path(__file__).resolve().parent
 LOCK = PACKAGE / "versions.lock.json"
 _SOURCES = (".py", ".java", ".jfc", ".c")
