@@ -1,5 +1,6 @@
 """The Snakemake workflow: DAG wiring (built with Snakemake's API), config
 validation at load, a tiny end-to-end run, and exact reruns."""
+import contextlib
 import json
 import os
 import re
@@ -74,9 +75,9 @@ def _write(path, cfg):
     return path
 
 
-def build_dag(workdir: Path, configfile: Path, inputs: bool = False):
-    """Jobs that would run, as {rule: [wildcards...]}, and every job's params,
-    from Snakemake's API; with ``inputs`` also every job's named inputs."""
+@contextlib.contextmanager
+def _workflow(workdir: Path, configfile: Path):
+    """The workflow on ``configfile``, loaded through Snakemake's API."""
     from snakemake.api import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings, SnakemakeApi
     from snakemake.settings.enums import Quietness
 
@@ -85,9 +86,21 @@ def build_dag(workdir: Path, configfile: Path, inputs: bool = False):
                              config_settings=ConfigSettings(configfiles=[configfile]),
                              snakefile=ROOT / "Snakefile", workdir=workdir)
         wf_api.dag(DAGSettings())
-        wf = wf_api._workflow
-        wf._prepare_dag(forceall=False, ignore_incomplete=True, lock_warn_only=True)
-        wf._build_dag()
+        yield wf_api._workflow
+
+
+def _built(wf, forceall: bool = False):
+    """``wf``'s job DAG (every job with ``forceall``)."""
+    wf._prepare_dag(forceall=forceall, ignore_incomplete=True, lock_warn_only=True)
+    wf._build_dag()
+    return wf.dag
+
+
+def build_dag(workdir: Path, configfile: Path, inputs: bool = False):
+    """Jobs that would run, as {rule: [wildcards...]}, and every job's params,
+    from Snakemake's API; with ``inputs`` also every job's named inputs."""
+    with _workflow(workdir, configfile) as wf:
+        _built(wf)
         jobs = {}
         for job in wf.dag.needrun_jobs():
             jobs.setdefault(job.rule.name, []).append(dict(job.wildcards))
@@ -545,16 +558,8 @@ def test_bad_scaling_configs_are_named(tmp_path, scaling, sweep, message):
 
 def _rules(tmp_path) -> dict:
     """The workflow's rules on the tiny config, by name, from Snakemake's API."""
-    from snakemake.api import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings, SnakemakeApi
-    from snakemake.settings.enums import Quietness
-
-    cfg = _write(tmp_path / "c.yaml", TINY)
-    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as sm:
-        wf_api = sm.workflow(resource_settings=ResourceSettings(cores=1),
-                             config_settings=ConfigSettings(configfiles=[cfg]),
-                             snakefile=ROOT / "Snakefile", workdir=tmp_path)
-        wf_api.dag(DAGSettings())
-        return {r.name: r for r in wf_api._workflow.rules}
+    with _workflow(tmp_path, _write(tmp_path / "c.yaml", TINY)) as wf:
+        return {r.name: r for r in wf.rules}
 
 
 def test_every_rule_declares_its_resources(tmp_path):
@@ -917,20 +922,10 @@ def test_every_results_file_a_rule_names_in_its_params_is_one_of_its_inputs(tmp_
     a point's, a run's); each such path must be an input of the job, a
     directory holding its inputs or a file in an input directory (a sweep
     batch's points), so the DAG knows every file a job reads."""
-    from snakemake.api import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings, SnakemakeApi
-    from snakemake.settings.enums import Quietness
-
-    cfg = _write(tmp_path / "c.yaml", TINY)
-    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as sm:
-        wf_api = sm.workflow(resource_settings=ResourceSettings(cores=1),
-                             config_settings=ConfigSettings(configfiles=[cfg]),
-                             snakefile=ROOT / "Snakefile", workdir=tmp_path)
-        wf_api.dag(DAGSettings())
-        wf = wf_api._workflow
-        wf._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True)
-        wf._build_dag()
+    with _workflow(tmp_path, _write(tmp_path / "c.yaml", TINY)) as wf:
+        dag = _built(wf, forceall=True)
         checked, rules = 0, set()
-        for job in wf.dag.jobs:
+        for job in dag.jobs:
             inputs = [str(f) for f in job.input]
             outputs = [str(f) for f in job.output]
             for p in _strings(dict(job.params)):
