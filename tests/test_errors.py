@@ -107,6 +107,31 @@ def test_unknown_kernel():
         mod.kernel("nope")
 
 
+def test_line_shadow_marks_whole_lines_only_and_survives_growth():
+    """The emulator trusts a 128-byte line's flag without reading the byte
+    shadow (device._shadow): only lines allocated whole may be flagged, and
+    the flags must move with the memory when it grows."""
+    from pipeline_lib.ptx import isa
+
+    dev = Device(heap_bytes=4096)
+    first = dev.malloc(300) - isa.GLOBAL_BASE          # aligned to 256: two whole lines, then 44 bytes
+    cap = len(dev.mem)
+    assert list(dev.shadow[cap + first // 128:cap + first // 128 + 3]) == [1, 1, 0]
+    dev.malloc(1 << 16)                                 # grows the memory
+    assert len(dev.mem) > cap
+    cap = len(dev.mem)
+    assert list(dev.shadow[cap + first // 128:cap + first // 128 + 3]) == [1, 1, 0]
+    assert dev.shadow[first + 299] == 1 and dev.shadow[first + 300] == 0
+    # a store to every word of the first allocation is in bounds; one word
+    # past it, in its partly allocated last line, is not
+    body = " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r1;"
+    mod = dev.load_module(_kernel(body), source="lines.ptx")
+    dev.launch(mod, "k", (1,), (75,), [isa.GLOBAL_BASE + first, 75])
+    assert list(dev.from_device(isa.GLOBAL_BASE + first, np.int32, 75)) == list(range(75))
+    with pytest.raises(EmulationError, match=r"out-of-bounds .* lane 11"):
+        dev.launch(mod, "k", (1,), (76,), [isa.GLOBAL_BASE + first, 76])
+
+
 def test_host_access_outside_allocations():
     dev = Device()
     p = dev.zeros(4, np.int32)

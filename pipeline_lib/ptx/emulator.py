@@ -546,8 +546,9 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
                 a += R[rbase + abase * 32 + l]
             i = a - base
             ok = i >= 0 and i + size <= limit
-            if ok and glob:
-                ok = shadow[i] != 0 and shadow[i + size - 1] != 0
+            if ok and glob:   # device._shadow: the line bytes follow the byte shadow
+                ok = (shadow[limit + (i >> 7)] != 0 and shadow[limit + ((i + size - 1) >> 7)] != 0) or (
+                    shadow[i] != 0 and shadow[i + size - 1] != 0)
             if not ok or a & (size - 1):  # sizes are powers of two
                 fault(err, E_OOB if not ok else E_MISALIGNED, b, w, l, pc, a, SP_GLOBAL if glob else SP_SHARED)
                 return -1
@@ -861,7 +862,9 @@ def lane_addresses(code, pc, op, mask, R, rbase, G, C, P, gshadow, gbase, smem_s
             ok = True
             if sp == SP_GLOBAL:
                 i = a - gbase
-                ok = i >= 0 and i + nbytes <= glen and gshadow[i] != 0 and gshadow[i + nbytes - 1] != 0
+                ok = i >= 0 and i + nbytes <= glen and (
+                    (gshadow[glen + (i >> 7)] != 0 and gshadow[glen + ((i + nbytes - 1) >> 7)] != 0)
+                    or (gshadow[i] != 0 and gshadow[i + nbytes - 1] != 0))
             elif sp == SP_SHARED:
                 ok = a >= 0 and a + nbytes <= smem_size
             elif sp == SP_LOCAL:
