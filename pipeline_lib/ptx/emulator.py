@@ -497,6 +497,9 @@ def fault(err, kind, b, w, lane, pc, addr, space):
 @njit(inline="always", cache=True)
 def insert_line(lines_tmp, n, line):
     """Insert a line address into the sorted, de-duplicated lines_tmp[:n]; return the new length."""
+    if n == 0 or lines_tmp[n - 1] < line:   # lanes in address order: append without scanning
+        lines_tmp[n] = line
+        return n + 1
     pos = n
     for k2 in range(n):
         if lines_tmp[k2] == line:
