@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from ptx_harness import run_op
+from pipeline_lib.ptx import Device, isa
+from ptx_harness import op_kernel, run_op
 
 RNG = np.random.default_rng(7)
 N = 200
@@ -303,3 +304,17 @@ def test_slct_and_copysign():
                                   np.where(c >= 0, a, b))
     x, y = floats(np.float32), floats(np.float32)[::-1].copy()
     np.testing.assert_array_equal(run_op("copysign.f32 D, A, B;", "f32", x, "f32", y), np.copysign(y, x))
+
+
+@pytest.mark.parametrize("op,fn", [("div.rn.f32 D, A, B;", np.divide), ("sqrt.rn.f32 D, A;", lambda x, y: np.sqrt(x))])
+def test_f32_div_and_sqrt_fast_paths_keep_guarded_off_lanes(op, fn):
+    """div.rn.f32 and sqrt.rn.f32 run on fast paths (decode.fast_kind): the
+    lanes a guard turns off keep their value, and the special cases (x / 0,
+    0 / 0, roots of negatives) are IEEE's, as on the general path."""
+    a, b = floats(np.float32), floats(np.float32)[::-1].copy()
+    body = "and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.f32 D, 0f3F800000;\n @%p5 " + op
+    code = Device().load_module(op_kernel(body, "f32", "f32", None, "f32"), source="<t>").kernel("k").code
+    assert (isa.FK_FDIV if op.startswith("div") else isa.FK_FSQRT) in code[:, isa.F_FAST]
+    with np.errstate(all="ignore"):
+        want = np.where(np.arange(len(a)) % 2 == 1, fn(a, b), 1.0).astype(np.float32)
+    np.testing.assert_array_equal(run_op(body, "f32", a, "f32", b), want)

@@ -553,6 +553,10 @@ def fast_kind(row) -> int:
             return isa.FK_MOV
         if op == isa.OP_SETP and row[isa.F_TYPE2] == 0 and sub < 6:
             return isa.FK_SETP_F32
+        if op == isa.OP_DIV:    # div.rn.f32 (rounding 0; .approx and .full keep the general path)
+            return isa.FK_FDIV
+        if op == isa.OP_SQRT:   # sqrt.rn.f32
+            return isa.FK_FSQRT
     return isa.FK_NONE
 
 

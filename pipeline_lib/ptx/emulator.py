@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from . import isa
-from .isa import (FK_AND, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FADD, FK_FMUL, FK_FSUB, FK_IADD,
+from .isa import (FK_AND, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FADD, FK_FDIV, FK_FMUL, FK_FSQRT, FK_FSUB, FK_IADD,
                   FK_IMAD_LO, FK_IMUL_LO, FK_IMUL_WIDE, FK_ISUB, FK_LD_GLOBAL, FK_LD_SHARED, FK_LD_UNIFORM, FK_MOV,
                   FK_NONE, FK_OR, FK_SETP_F32, FK_SETP_INT, FK_SHL, FK_ST_GLOBAL, FK_ST_SHARED, FK_XOR)
 from .fpmath import (add_f32, fma_f32, fma_f64, fmax, fmin, ftz32, mul_f32, round_int_f64,
@@ -724,6 +724,21 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
             if full or (mask >> l) & 1:
                 r = Af[2 * (ao + l)] * Bf[2 * (bo + l)]
                 R[od + l] = 0  # the destination may be a source: read first
+                Rf32[2 * (od + l)] = r
+    elif fk == FK_FDIV:   # as f32_op's div (IEEE quotient, x / 0 by _div_by_zero)
+        for l in range(32):
+            if full or (mask >> l) & 1:
+                x = Af[2 * (ao + l)]
+                y = Bf[2 * (bo + l)]
+                r = np.float32(_div_by_zero(x, y)) if y == 0 else np.float32(x / y)
+                R[od + l] = 0
+                Rf32[2 * (od + l)] = r
+    elif fk == FK_FSQRT:  # as f32_op's sqrt
+        for l in range(32):
+            if full or (mask >> l) & 1:
+                x = Af[2 * (ao + l)]
+                r = np.float32(np.sqrt(x)) if x >= 0 else np.float32(np.nan) if x == x and x != 0 else x
+                R[od + l] = 0
                 Rf32[2 * (od + l)] = r
     else:  # FK_FFMA
         for l in range(32):
