@@ -104,11 +104,12 @@ def _pack_args(dk: DecodedKernel, args) -> np.ndarray:
 
 
 def _shadow(cap: int) -> np.ndarray:
-    """The allocation shadow of a global memory of ``cap`` bytes: one byte per byte (1: allocated), then one per 128-byte line
-    (1: every byte of the line allocated).  The emulator checks a global
-    access against the line byte first and reads the byte shadow only on
-    lines allocated in part: the byte shadow is as large as the memory, and
-    reading it beside the data cost 10-17% of the emulator's time."""
+    """The allocation shadow of a global memory of ``cap`` bytes: one byte
+    per byte (1: allocated), then one per 128-byte line (1: every byte of
+    the line allocated).  The emulator (``emulator.allocated``) reads the
+    line byte first and the byte shadow only on lines allocated in part:
+    the byte shadow is as large as the memory, and reading it beside the
+    data cost up to 17% of the emulator's time (docs/emulator.md)."""
     return np.zeros(cap + (cap >> 7) + 1, np.uint8)   # + a partial last line, never whole
 
 

@@ -495,6 +495,16 @@ def fault(err, kind, b, w, lane, pc, addr, space):
 
 
 @njit(inline="always", cache=True)
+def allocated(shadow, size, i, n):
+    """Whether bytes i and i + n - 1 of a global memory of ``size`` bytes are
+    allocated, from its shadow (device._shadow): the 128-byte lines' bytes
+    after the byte shadow first, the byte shadow only on a line allocated
+    in part."""
+    return (shadow[size + (i >> 7)] != 0 and shadow[size + ((i + n - 1) >> 7)] != 0) or (
+        shadow[i] != 0 and shadow[i + n - 1] != 0)
+
+
+@njit(inline="always", cache=True)
 def insert_line(lines_tmp, n, line):
     """Insert a line address into the sorted, de-duplicated lines_tmp[:n]; return the new length."""
     if n == 0 or lines_tmp[n - 1] < line:   # lanes in address order: append without scanning
@@ -549,9 +559,8 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
                 a += R[rbase + abase * 32 + l]
             i = a - base
             ok = i >= 0 and i + size <= limit
-            if ok and glob:   # device._shadow: the line bytes follow the byte shadow
-                ok = (shadow[limit + (i >> 7)] != 0 and shadow[limit + ((i + size - 1) >> 7)] != 0) or (
-                    shadow[i] != 0 and shadow[i + size - 1] != 0)
+            if ok and glob:
+                ok = allocated(shadow, limit, i, size)
             if not ok or a & (size - 1):  # sizes are powers of two
                 fault(err, E_OOB if not ok else E_MISALIGNED, b, w, l, pc, a, SP_GLOBAL if glob else SP_SHARED)
                 return -1
@@ -880,9 +889,7 @@ def lane_addresses(code, pc, op, mask, R, rbase, G, C, P, gshadow, gbase, smem_s
             ok = True
             if sp == SP_GLOBAL:
                 i = a - gbase
-                ok = i >= 0 and i + nbytes <= glen and (
-                    (gshadow[glen + (i >> 7)] != 0 and gshadow[glen + ((i + nbytes - 1) >> 7)] != 0)
-                    or (gshadow[i] != 0 and gshadow[i + nbytes - 1] != 0))
+                ok = i >= 0 and i + nbytes <= glen and allocated(gshadow, glen, i, nbytes)
             elif sp == SP_SHARED:
                 ok = a >= 0 and a + nbytes <= smem_size
             elif sp == SP_LOCAL:
