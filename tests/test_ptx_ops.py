@@ -318,3 +318,21 @@ def test_f32_div_and_sqrt_fast_paths_keep_guarded_off_lanes(op, fn):
     with np.errstate(all="ignore"):
         want = np.where(np.arange(len(a)) % 2 == 1, fn(a, b), 1.0).astype(np.float32)
     np.testing.assert_array_equal(run_op(body, "f32", a, "f32", b), want)
+
+
+@pytest.mark.parametrize("op", ["div", "rem"])
+def test_int_div_rem_fast_paths_keep_guarded_off_lanes(op):
+    """div and rem on 32/64-bit integers run on fast paths (decode.fast_kind)
+    with the general path's int_binop: lanes a guard turns off keep their
+    value; the others get C's truncated quotient or remainder."""
+    a = ints(np.int32)
+    b = ints(np.int32)[::-1].copy()
+    b[b == 0] = 3
+    b[(a == np.iinfo(np.int32).min) & (b == -1)] = 2
+    body = f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.s32 D, 7;\n @%p5 {op}.s32 D, A, B;"
+    code = Device().load_module(op_kernel(body, "s32", "s32", None, "s32"), source="<t>").kernel("k").code
+    assert (isa.FK_IDIV if op == "div" else isa.FK_IREM) in code[:, isa.F_FAST]
+    q = _trunc_div(a, b)
+    full = q if op == "div" else a.astype(object) - q * b.astype(object)
+    want = np.where(np.arange(len(a)) % 2 == 1, full, 7).astype(np.int32)
+    np.testing.assert_array_equal(run_op(body, "s32", a, "s32", b), want)

@@ -540,6 +540,10 @@ def fast_kind(row) -> int:
             return isa.FK_MOV
         if op == isa.OP_SETP and row[isa.F_TYPE2] == 0 and sub < 6:
             return isa.FK_SETP_INT
+        if op == isa.OP_DIV:
+            return isa.FK_IDIV
+        if op == isa.OP_REM:
+            return isa.FK_IREM
     if t == isa.T_F32:
         if op == isa.OP_ADD:
             return isa.FK_FADD

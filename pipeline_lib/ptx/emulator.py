@@ -30,8 +30,9 @@ from numba import njit
 
 from . import isa
 from .isa import (FK_AND, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FADD, FK_FDIV, FK_FMUL, FK_FSQRT, FK_FSUB, FK_IADD,
-                  FK_IMAD_LO, FK_IMUL_LO, FK_IMUL_WIDE, FK_ISUB, FK_LD_GLOBAL, FK_LD_SHARED, FK_LD_UNIFORM, FK_MOV,
-                  FK_NONE, FK_OR, FK_SETP_F32, FK_SETP_INT, FK_SHL, FK_ST_GLOBAL, FK_ST_SHARED, FK_XOR)
+                  FK_IDIV, FK_IMAD_LO, FK_IMUL_LO, FK_IMUL_WIDE, FK_IREM, FK_ISUB, FK_LD_GLOBAL, FK_LD_SHARED,
+                  FK_LD_UNIFORM, FK_MOV, FK_NONE, FK_OR, FK_SETP_F32, FK_SETP_INT, FK_SHL, FK_ST_GLOBAL, FK_ST_SHARED,
+                  FK_XOR)
 from .fpmath import (add_f32, fma_f32, fma_f64, fmax, fmin, ftz32, mul_f32, round_int_f64,
                      round_pair_f32)
 
@@ -691,6 +692,12 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
                 else:
                     c = x >= y
                 R[od + l] = old ^ ((np.int64(c) ^ old) & sel)
+        return
+    if fk == FK_IDIV or fk == FK_IREM:   # int_binop per lane, as the general path (exec_int, write_back)
+        op = OP_DIV if fk == FK_IDIV else OP_REM
+        for l in range(32):
+            if (mask >> l) & 1:
+                R[od + l] = canon(int_binop(op, sub, t, canon(A[ao + l], t), canon(B[bo + l], t)), t)
         return
     Af = taf if ka == K_IMM else Rf32
     Bf = tbf if kb == K_IMM else Rf32

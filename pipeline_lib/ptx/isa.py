@@ -109,6 +109,6 @@ EMPTY_ROW = np.full(NFIELDS, -1, dtype=np.int64)
 # register/immediate operands, no rounding or flag modifiers, computed
 # straight from register file to register file.
 FK_NONE, FK_IADD, FK_ISUB, FK_IMUL_LO, FK_IMUL_WIDE, FK_IMAD_LO, FK_SHL, FK_AND, FK_OR, FK_XOR, \
-    FK_MOV, FK_FADD, FK_FSUB, FK_FMUL, FK_FFMA, FK_SETP_INT, FK_SETP_F32, FK_FDIV, FK_FSQRT, \
+    FK_MOV, FK_FADD, FK_FSUB, FK_FMUL, FK_FFMA, FK_SETP_INT, FK_SETP_F32, FK_FDIV, FK_FSQRT, FK_IDIV, FK_IREM, \
     FK_LD_GLOBAL, FK_ST_GLOBAL, FK_LD_SHARED, FK_ST_SHARED, \
-    FK_LD_UNIFORM, FK_CVTA, FK_CVT_I2F, FK_CVT_F2I, FK_CVT_I2I = range(28)
+    FK_LD_UNIFORM, FK_CVTA, FK_CVT_I2F, FK_CVT_F2I, FK_CVT_I2I = range(30)
