@@ -741,19 +741,12 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
                 r = Af[2 * (ao + l)] * Bf[2 * (bo + l)]
                 R[od + l] = 0  # the destination may be a source: read first
                 Rf32[2 * (od + l)] = r
-    elif fk == FK_FDIV:   # as f32_op's div (IEEE quotient, x / 0 by _div_by_zero)
+    elif fk == FK_FDIV or fk == FK_FSQRT:   # f32_op per lane, as the general path (exec_float)
+        op = OP_DIV if fk == FK_FDIV else OP_SQRT
         for l in range(32):
             if full or (mask >> l) & 1:
                 x = Af[2 * (ao + l)]
-                y = Bf[2 * (bo + l)]
-                r = np.float32(_div_by_zero(x, y)) if y == 0 else np.float32(x / y)
-                R[od + l] = 0
-                Rf32[2 * (od + l)] = r
-    elif fk == FK_FSQRT:  # as f32_op's sqrt
-        for l in range(32):
-            if full or (mask >> l) & 1:
-                x = Af[2 * (ao + l)]
-                r = np.float32(np.sqrt(x)) if x >= 0 else np.float32(np.nan) if x == x and x != 0 else x
+                _, r = f32_op(op, 0, 0, x, Bf[2 * (bo + l)], x)   # sqrt: B is absent, read and unused
                 R[od + l] = 0
                 Rf32[2 * (od + l)] = r
     else:  # FK_FFMA
