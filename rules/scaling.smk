@@ -4,8 +4,9 @@
 # every point), the trained model artifacts, their validation over random
 # train/validation splits, and predictions for kernels measured at the base
 # configuration only.
+from pipeline_lib.scaling.prior import prior_points
 from pipeline_lib.sweeps import grid_base
-from pipeline_lib.versions import SCALING_VERSION
+from pipeline_lib.versions import GPUMECH_VERSION, SCALING_VERSION
 
 SC = CONFIG["scaling"]
 SC_SWEEP = SC["sweep"]
@@ -41,6 +42,39 @@ if SC_SWEEP:
     SC_BASE = grid_base(SC_SWEEP, SC_SPEC, SC["base"], SC["study_bases"], SC["heatmap_cc"])
     SC_HEAT_CC = SC["heatmap_cc"] or sorted({min(SC_SPEC["vary"]["cc"]), max(SC_SPEC["vary"]["cc"])})
     SC_MODELS = {m: P.scaling(SC_SWEEP, f"model_{m}.json") for m in SC_METRICS}
+    # GPUMech's SM-scaling prior (docs/scaling.md): every SM count at the clocks of every base used
+    _SC_NAMES = {(p["sm"], p["cc"], p["mc"]): p["name"] for p in SC_POINTS}
+    _SC_B = next(p for p in SC_POINTS if p["name"] == SC_BASE)
+    SC_PRIOR_POINTS = [{"name": _SC_NAMES[t], "sm": t[0], "cc": t[1], "mc": t[2]}
+                       for t in prior_points(SC_SPEC["vary"]["sm"], SC_SPEC["vary"]["cc"], SC_SPEC["vary"]["mc"],
+                                             _SC_B, SC_HEAT_CC, SC["study_bases"])]
+
+    rule scaling_prior:
+        input:
+            check=P.trace("check.json"),
+            tables=P.trace_tables(SIM_TRACE_TABLES),
+        output:
+            P.scaling(SC_SWEEP, "prior", "{wl}.parquet"),
+        params:
+            **keyed(
+                sweep=SC_SWEEP,
+                analysed=SC_BASE,
+                points=SC_PRIOR_POINTS,
+                hardware={p["name"]: hardware_slice(_hw(p["name"]), GM_FIELDS + ["scheduler"])
+                          for p in SC_PRIOR_POINTS},
+                sync=GM["contention_sync"],
+                pacing=GM["collector_pacing"],
+                code_version=SCALING_VERSION,
+                gpumech_version=GPUMECH_VERSION,
+            ),
+        resources:
+            mem_mb=CONFIG["simulate"]["mem_mb"],
+            runtime=CONFIG["simulate"]["runtime_min"],
+        threads: 1
+        log:
+            P.log("scaling_prior", SC_SWEEP, "{wl}"),
+        script:
+            "../scripts/scaling_prior.py"
 
     # one job per workload, so that the grid's tables (three per simulation)
     # are read in parallel and a workload added to the sweep reads only its own
@@ -72,7 +106,8 @@ if SC_SWEEP:
 
     rule scaling_dataset:
         input:
-            [P.scaling(SC_SWEEP, "counters", f"{wl}.parquet") for wl in SC_WL],
+            counters=[P.scaling(SC_SWEEP, "counters", f"{wl}.parquet") for wl in SC_WL],
+            priors=[P.scaling(SC_SWEEP, "prior", f"{wl}.parquet") for wl in SC_WL],
         output:
             P.scaling(SC_SWEEP, "dataset.parquet"),
         params:
@@ -179,6 +214,7 @@ if SC_SWEEP:
             # one simulation at the base: the sweep's own for a workload of the sweep
             sim=lambda wc: SW.point_inputs(SC_SWEEP if wc.wl in SC_WL else None, wc.wl, SC_BASE,
                                               ["launches.parquet", "activity.parquet", "power.parquet"]),
+            prior=P.scaling(SC_SWEEP, "prior", "{wl}.parquet"),
         output:
             P.scaling(SC_SWEEP, "predict", "{wl}.parquet"),
         params:

@@ -5,4 +5,4 @@ from pipeline_lib.scaling.run import dataset_stage
 
 sm = snakemake  # noqa: F821  (injected by Snakemake)
 with job_log(sm):
-    dataset_stage(sm.params.sweep, list(sm.input), sm.output[0])
+    dataset_stage(sm.params.sweep, list(sm.input.counters), sm.output[0], list(sm.input.priors))

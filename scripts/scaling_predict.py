@@ -10,4 +10,4 @@ with job_log(sm):
     p, i = sm.params, sm.input
     models = {Path(m).stem.removeprefix("model_"): m for m in i.models}
     predict_stage(sm.wildcards.wl, models, i.profile, i.trace_launches, Path(p.sim_dir), dict(p.hw), p.base,
-                  lambda s, c, m: variant_name(p.sweep_base, sm=s, cc=c, mc=m), sm.output[0])
+                  lambda s, c, m: variant_name(p.sweep_base, sm=s, cc=c, mc=m), sm.output[0], i.prior)

@@ -339,6 +339,78 @@ def test_regression_interpolates_a_continuum_that_clusters_quantise(tmp_path):
     assert isinstance(ev.load_model(tmp_path / "c.json"), ScalingModel)
 
 
+def test_gpumech_prior_becomes_log_ratios_to_the_base_sm_count():
+    """``gpumech``: GPUMech's cycles at each point turn into, at every base,
+    the log2 ratio of its cycles at each SM count to those at the base's;
+    where the prior was not computed the counters are missing, and a model
+    on such a base refuses them by name."""
+    from pipeline_lib.scaling.counters import feature_set
+    from pipeline_lib.scaling.prior import PRIOR_COLUMN
+    d = _synthetic_dataset(2)
+    for f in EXTENDED_NAMES:
+        d[f] = 0.5
+    d[PRIOR_COLUMN] = np.where(d["cc"] == ENG[1], 1000.0 / d["sm"] + d["mc"] / 1e3, np.nan)
+    g = ev.grid_arrays(d, feature_set("gpumech"))
+    assert g.counters.shape[-1] == 31 + len(CUS)
+    prior = g.counters[..., 31:]
+    c, e, m = 1, 1, 2
+    want = np.log2((1000.0 / CUS + MEM[m] / 1e3) / (1000.0 / CUS[c] + MEM[m] / 1e3))
+    np.testing.assert_allclose(prior[0, c, e, m], want)
+    assert prior[0, c, e, m, c] == 0 and np.isnan(prior[:, :, 0]).all()
+    model = ev.fit_model(g, "time", (c, e, m), np.arange(len(g.instances)), 3, 1, method="regression")
+    assert model.predict_grid(g.counters[:2, c, e, m], g.values["time"][:2, c, e, m]).shape == (2,) + g.values[
+        "time"].shape[1:]
+    with pytest.raises(ValueError, match="counters must be finite"):
+        ev.fit_model(g, "time", (c, 0, m), np.arange(len(g.instances)), 3, 1, method="regression")
+
+
+def test_prior_points_cover_every_base_at_every_sm_count():
+    from pipeline_lib.scaling.prior import prior_points
+    pts = prior_points([4, 2], [300, 600, 1000], [700, 2000], {"sm": 2, "cc": 600, "mc": 700}, [],
+                       [{"sm": 4, "cc": 1000, "mc": 2000}])
+    pairs = {(300, 700), (300, 2000), (1000, 700), (1000, 2000), (600, 700)}   # heat maps' default: lowest, highest
+    assert sorted(pts) == sorted((s, c, m) for s in (2, 4) for c, m in pairs)
+
+
+def test_gpumech_prior_is_gpumechs_own_prediction_and_falls_with_more_sms(tmp_path):
+    """The prior at the analysed configuration is the sum over launches of
+    GPUMech's MT_CONTENTION prediction (CPI x warp instructions / SMs);
+    a streaming kernel of 32 blocks takes fewer cycles on more SMs."""
+    from test_gpumech_contention import _stream_trace
+    from pipeline_lib.gpumech.analysis import GPUMech
+    from pipeline_lib.gpumech.contention import MODEL
+    from pipeline_lib.scaling.prior import PRIOR_COLUMN, sm_prior
+    from pipeline_lib.sim.hardware import load_hardware
+    tr = _stream_trace(tmp_path, 1 << 14, 2, 32)
+    names = {s: f"gpumech-baseline-sm{s}" for s in (2, 4, 8)}
+    points = [{"name": n, "sm": s, "cc": 1, "mc": 1} for s, n in names.items()]
+    got = sm_prior(tr.path, names[4], points).groupby("sm")[PRIOR_COLUMN].sum()
+    hw = load_hardware(names[4])
+    P = GPUMech(hw).run(tr)["predictions"]
+    P = P[(P["selection"] == "clustering") & (P["policy"] == hw["scheduler"]) & (P["model"] == MODEL)]
+    n = tr.launches.set_index("launch")["warp_instrs"]
+    want = float((P.set_index("launch")["cpi"] * n).sum() / hw["cores"])
+    assert got[4] == pytest.approx(want, rel=1e-12)
+    assert got[2] > 1.5 * got[4] > 1.5 * got[8]
+
+
+def test_regression_predicts_each_sm_count_from_its_own_targets():
+    """One ensemble per SM count: changing the training surfaces at one SM
+    count moves no prediction at another (a single forest over the whole
+    grid would pick other neighbours and move them all)."""
+    times, counters = _continuum(40)
+    base = (1, 1, 1)
+    reg = SurfaceRegression(base=base, seed=1).fit(times[:32], counters[:32])
+    assert len(reg.forests_) == times.shape[1]
+    changed = times[:32].copy()
+    changed[:, 0] *= np.random.default_rng(3).uniform(0.5, 2.0, (32,) + times.shape[2:])
+    other = SurfaceRegression(base=base, seed=1).fit(changed, counters[:32])
+    x0, t0 = counters[32:], times[32:, 1, 1, 1]
+    a, b = reg.predict_grid(x0, t0), other.predict_grid(x0, t0)
+    np.testing.assert_array_equal(a[:, 1:], b[:, 1:])
+    assert not np.allclose(a[:, 0], b[:, 0])
+
+
 def test_heatmap_compares_every_variant_on_the_same_splits():
     grid = ev.grid_arrays(_synthetic_dataset())
     parts = ev.splits(24, 0.2, 2, seed=1)

@@ -54,7 +54,7 @@ TINY = {
 }
 SP_RUNS = sorted(TINY["simprof"]["runs"])
 GRID = [f"tbpoint-fermi-sm{s}-cc{c}-mc{m}" for s in (1, 2) for c in (500, 1000) for m in (1000, 2000)]
-SCALING = {"scaling_profile", "scaling_counters", "scaling_dataset", "scaling_train", "scaling_validate", "scaling_summary",
+SCALING = {"scaling_profile", "scaling_prior", "scaling_counters", "scaling_dataset", "scaling_train", "scaling_validate", "scaling_summary",
            "scaling_predict"}
 TBP_PER_WL = {"tbpoint_inter_launch", "tbpoint_regions", "tbpoint_sample", "tbpoint_baselines", "tbpoint_sample_seed"}
 TBP_SUMMARIES = {"tbpoint_validate", "tbpoint_sensitivity", "tbpoint_kernel_types", "tbpoint_markov"}
@@ -528,11 +528,11 @@ def test_predicting_a_new_kernel_needs_no_retraining_and_no_sweep(ran, tmp_path)
                                 "params": {"elements": 8192, "blocks": 4}}
     cfg["scaling"]["predict"] = ["hist", "red2"]
     jobs, _ = build_dag(d, _write(tmp_path / "c2.yaml", cfg))
-    # its trace, one simulation at the model's base (not the sweep's batch), its profile and the
-    # prediction: nothing else
-    assert set(jobs) == {"trace", "simulate", "power", "scaling_profile", "scaling_predict", "all"}
+    # its trace, one simulation at the model's base (not the sweep's batch), its profile, GPUMech's
+    # SM-scaling prior from its trace and the prediction: nothing else
+    assert set(jobs) == {"trace", "simulate", "power", "scaling_profile", "scaling_prior", "scaling_predict", "all"}
     assert jobs["simulate"] == [{"wl": "red2", "hw": "tbpoint-fermi-sm2-cc1000-mc2000"}]
-    assert jobs["scaling_predict"] == [{"wl": "red2"}]
+    assert jobs["scaling_predict"] == jobs["scaling_prior"] == [{"wl": "red2"}]
 
 
 @pytest.mark.parametrize("scaling, sweep, message", [

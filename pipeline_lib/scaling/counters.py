@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from ..ptx import isa
 from ..ptx.isa import OPCLASSES
+from .prior import PRIOR_COLUMN
 
 #: warp-instruction classes of each mix share (``warp``: shfl/vote, lane-crossing vector work)
 VALU_CLASSES = ("int", "int_mul", "fp32", "fp64", "sfu", "warp")
@@ -86,7 +87,9 @@ EXTENDED = [
 ]
 EXTENDED_NAMES = [f for f, _, _ in EXTENDED]
 #: ``scaling.features``: the classifier's inputs
-FEATURE_SETS = {"seed": FEATURE_NAMES, "extended": FEATURE_NAMES + EXTENDED_NAMES}
+#: (``gpumech``: the extended ones and GPUMech's predicted scaling to every SM count of the grid, .prior)
+FEATURE_SETS = {"seed": FEATURE_NAMES, "extended": FEATURE_NAMES + EXTENDED_NAMES,
+                "gpumech": FEATURE_NAMES + EXTENDED_NAMES + [PRIOR_COLUMN]}
 
 
 def feature_set(name: str) -> list[str]:

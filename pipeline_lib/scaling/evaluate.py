@@ -19,6 +19,7 @@ import pandas as pd
 
 from .counters import FEATURE_NAMES
 from .model import ASSIGNMENTS, CLASSIFIERS, ScalingModel
+from .prior import PRIOR_COLUMN, log2_ratios
 from .regression import SurfaceRegression
 
 #: target quantities of the model and their dataset columns
@@ -129,7 +130,10 @@ def grid_arrays(data: pd.DataFrame, features=FEATURE_NAMES) -> Grid:
     missing = [f for f in features if f not in d.columns]
     if missing:
         raise ValueError(f"dataset: no column(s) {', '.join(missing)} (made by an older scaling_counters?)")
-    counters = d[list(features)].to_numpy(float).reshape(shape + (len(features),))
+    plain = [f for f in features if f != PRIOR_COLUMN]
+    counters = d[plain].to_numpy(float).reshape(shape + (len(plain),))
+    if PRIOR_COLUMN in features:     # GPUMech's cycles -> log2 ratios to every SM count (.prior)
+        counters = np.concatenate([counters, log2_ratios(d[PRIOR_COLUMN].to_numpy(float).reshape(shape))], axis=-1)
     return Grid(inst, axes["sm"], axes["cc"], axes["mc"], values, counters)
 
 

@@ -107,6 +107,8 @@ def check_training_set(times, counters) -> tuple[np.ndarray, np.ndarray]:
                          "counters per kernel")
     if not (np.isfinite(times).all() and (times > 0).all()):
         raise ValueError("times must be finite and positive")
+    if not np.isfinite(counters).all():
+        raise ValueError("counters must be finite (a base without GPUMech's prior? see scaling.features)")
     return times, counters
 
 

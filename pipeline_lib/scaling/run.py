@@ -16,6 +16,7 @@ from ..plots import pyplot, save
 from ..versions import SCALING_VERSION
 from . import evaluate as ev
 from .counters import EXTENDED, FEATURES, MIX_COUNTS, feature_set, kernel_counters, kernel_mix
+from .prior import PRIOR_COLUMN, sm_prior
 
 MIX = [("kernel", STR, "")] + [(c, I64, "warp instructions" if c != "thread_instrs" else "")
                                 for c in MIX_COUNTS]
@@ -23,9 +24,16 @@ COUNTERS = [("launches", I32, "launches of the kernel"), ("cycles", I64, "summed
             ("seconds", F64, "run time: cycles / core clock"),
             ("dynamic_power_w", F64, "dynamic energy / run time")] + [(f, F64, f"{seed}: {d}")
                                                                      for f, seed, d in FEATURES + EXTENDED]
-DATASET = [("workload", STR, ""), ("kernel", STR, ""), ("instance", STR, "workload:kernel (kernel x input)"),
-           ("point", STR, "hardware variant name"), ("sm", I64, "SM count"), ("cc", I64, "core clock, MHz"),
-           ("mc", I64, "DRAM clock, MHz")] + COUNTERS
+#: a workload's rows of the dataset (rule scaling_counters)
+COUNTER_ROWS = [("workload", STR, ""), ("kernel", STR, ""), ("instance", STR, "workload:kernel (kernel x input)"),
+                ("point", STR, "hardware variant name"), ("sm", I64, "SM count"), ("cc", I64, "core clock, MHz"),
+                ("mc", I64, "DRAM clock, MHz")] + COUNTERS
+DATASET = COUNTER_ROWS + [
+    (PRIOR_COLUMN, F64, "GPUMech's predicted cycles of the kernel (MT_CONTENTION) at the points the SM-scaling "
+                        "prior is needed at (scaling.prior); empty elsewhere")]
+PRIOR = [("workload", STR, ""), ("kernel", STR, ""), ("instance", STR, "workload:kernel"),
+         ("point", STR, "hardware variant name"), ("sm", I64, ""), ("cc", I64, ""), ("mc", I64, ""),
+         (PRIOR_COLUMN, F64, "GPUMech's predicted cycles of the kernel, its launches summed")]
 PREDICTIONS = [
     ("workload", STR, ""), ("kernel", STR, ""), ("point", STR, "target hardware variant name"),
     ("sm", I64, ""), ("cc", I64, ""), ("mc", I64, ""),
@@ -107,15 +115,33 @@ def counters_stage(wl: str, sweep: str, points: list[dict], profile, trace_launc
             c.insert(3 + i, k, pt["name"] if k == "point" else int(pt[k]))
         parts.append(c)
     data = pd.concat(parts, ignore_index=True)
-    _write(data, DATASET, "scaling_counters", out, sweep=sweep, workload=wl)
+    _write(data, COUNTER_ROWS, "scaling_counters", out, sweep=sweep, workload=wl)
     _log(f"{sweep}: {wl}: {data['instance'].nunique()} kernel instances x {len(points)} points")
     return data
 
 
-def dataset_stage(sweep: str, parts: list, out) -> pd.DataFrame:
+def prior_stage(wl: str, sweep: str, trace_dir, analysed: str, points: list[dict], out, sync: dict | None = None,
+                pacing: bool = False) -> pd.DataFrame:
+    """GPUMech's predicted cycles of every kernel of ``wl`` at ``points``
+    (:func:`.prior.sm_prior`), the SM-scaling prior's input."""
+    data = sm_prior(trace_dir, analysed, points, sync, pacing)
+    data.insert(0, "workload", wl)
+    data.insert(2, "instance", wl + ":" + data["kernel"])
+    _write(data, PRIOR, "scaling_prior", out, sweep=sweep, workload=wl, analysed=analysed)
+    return data
+
+
+def dataset_stage(sweep: str, parts: list, out, priors: list = ()) -> pd.DataFrame:
     """One row per (kernel instance, grid point), from the workloads' tables
-    of :func:`counters_stage`; checked to be a complete, positive grid."""
+    of :func:`counters_stage`, with GPUMech's cycles from ``priors``
+    (:func:`prior_stage`) where computed; checked to be a complete,
+    positive grid."""
     data = pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True)
+    keys = ["instance", "sm", "cc", "mc"]
+    prior = (pd.concat([pd.read_parquet(p, columns=keys + [PRIOR_COLUMN]) for p in priors], ignore_index=True)
+             if priors else pd.DataFrame({k: pd.Series(dtype=t) for k, t in zip(keys + [PRIOR_COLUMN],
+                                                                                  (str, int, int, int, float))}))
+    data = data.merge(prior, on=keys, how="left", validate="one_to_one")
     data = data.sort_values(["instance", "sm", "cc", "mc"], kind="stable")
     ev.grid_arrays(data)        # a complete, positive grid, or a clear error now
     _write(data.reset_index(drop=True), DATASET, "scaling_dataset", out, sweep=sweep)
@@ -169,11 +195,34 @@ def train_stage(dataset, base: dict, k: int, seed: int, out_paths: dict, feature
              + f", {len(grid.instances)} kernel instances")
 
 
+def model_inputs(c: pd.DataFrame, meta: dict, prior=None) -> np.ndarray:
+    """A model's inputs (its ``meta_``) for the kernels of ``c``
+    (:func:`counters_at`), with GPUMech's SM-scaling prior from ``prior``
+    (a table of :func:`prior_stage`) at the base's clocks where the model
+    uses it."""
+    if PRIOR_COLUMN not in meta["features"]:
+        return c[meta["features"]].to_numpy(float)
+    if prior is None:
+        raise ValueError(f"the model uses GPUMech's prior (scaling.features: {meta.get('feature_set')}); "
+                         "no prior table was given")
+    b = meta["base_point"]
+    p = pd.read_parquet(prior)
+    p = p[(p["cc"] == b["cc"]) & (p["mc"] == b["mc"])].pivot_table(index="kernel", columns="sm",
+                                                                   values=PRIOR_COLUMN)
+    missing = [s for s in meta["sm"] if s not in p.columns] + [k for k in c["kernel"] if k not in p.index]
+    if missing:
+        raise ValueError(f"{prior}: no GPUMech prior for {missing[0]} at the base's clocks {b}")
+    g = p.loc[c["kernel"], meta["sm"]].to_numpy(float)
+    ratios = np.log2(g) - np.log2(p.loc[c["kernel"], b["sm"]].to_numpy(float))[:, None]
+    return np.concatenate([c[[f for f in meta["features"] if f != PRIOR_COLUMN]].to_numpy(float), ratios], axis=1)
+
+
 def predict_stage(wl: str, models: dict, profile, trace_launches, sim_dir, hw: dict, base_name: str,
-                  point_name, out) -> pd.DataFrame:
+                  point_name, out, prior=None) -> pd.DataFrame:
     """Every grid point of every kernel of ``wl`` from one simulation at the
-    models' base configuration: no retraining, no sweep.  ``point_name(sm,
-    cc, mc)`` names a target."""
+    models' base configuration (and, for a model on GPUMech's prior, the
+    workload's ``prior`` table at the base's clocks): no retraining, no
+    sweep.  ``point_name(sm, cc, mc)`` names a target."""
     c = counters_at(profile, trace_launches, sim_dir, hw)
     loaded = {m: ev.load_model(p) for m, p in models.items()}
     rows = None
@@ -182,7 +231,7 @@ def predict_stage(wl: str, models: dict, profile, trace_launches, sim_dir, hw: d
         if meta["base_point"] != {"sm": hw["cores"], "cc": hw["core_clock_mhz"], "mc": hw["dram"]["clock_mhz"]}:
             raise ValueError(f"{sim_dir}: simulated on {base_name}, but the {metric} model's base is "
                              f"{meta['base_point']}")
-        x = c[meta["features"]].to_numpy(float)
+        x = model_inputs(c, meta, prior)
         pred = model.predict_grid(x, c[ev.METRICS[metric]].to_numpy(float))
         sm, cc, mc = np.meshgrid(meta["sm"], meta["cc"], meta["mc"], indexing="ij")
         part = pd.DataFrame({"workload": wl, "kernel": np.repeat(c["kernel"].to_numpy(), sm.size),
