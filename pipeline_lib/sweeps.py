@@ -83,6 +83,19 @@ def sweep_batches(points: list[dict], size: int) -> list[list[str]]:
 GRID_KEYS = ("sm", "cc", "mc")
 
 
+def study_points(sm, cc, mc, bases: list) -> list[dict]:
+    """The scaling study's bases (Figs. 13/16) as values: the configured
+    ones, or the middle of each sorted axis and the four (SM count, DRAM
+    clock) corners at the highest core clock."""
+    if bases:
+        return [{k: int(b[k]) for k in GRID_KEYS} for b in bases]
+    axes = {"sm": sorted(sm), "cc": sorted(cc), "mc": sorted(mc)}
+    mid = {k: int(v[len(v) // 2]) for k, v in axes.items()}
+    out = [mid] + [{"sm": int(s), "cc": int(axes["cc"][-1]), "mc": int(m)}
+                   for s in (axes["sm"][0], axes["sm"][-1]) for m in (axes["mc"][0], axes["mc"][-1])]
+    return [dict(t) for t in dict.fromkeys(tuple(sorted(p.items())) for p in out)]
+
+
 def grid_base(name: str, spec: dict, base: dict, study_bases: list, heatmap_cc: list) -> str:
     """Checks that sweep ``name`` is a scaling-model grid (its ``vary`` is
     exactly SM count, core clock and DRAM clock, two values or more each)

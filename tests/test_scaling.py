@@ -370,6 +370,16 @@ def test_prior_points_cover_every_base_at_every_sm_count():
                        [{"sm": 4, "cc": 1000, "mc": 2000}])
     pairs = {(300, 700), (300, 2000), (1000, 700), (1000, 2000), (600, 700)}   # heat maps' default: lowest, highest
     assert sorted(pts) == sorted((s, c, m) for s in (2, 4) for c, m in pairs)
+    # without configured study bases: their default, the middle of each axis among them
+    pts = prior_points([2, 4, 8], [300, 600, 1000], [700, 1350, 2000], {"sm": 2, "cc": 300, "mc": 700}, [1000], [])
+    assert (8, 600, 1350) in pts and (2, 600, 700) not in pts
+    grid = ev.grid_arrays(_synthetic_dataset(1))
+    from pipeline_lib.scaling.run import study_bases
+    lowest = {"sm": int(grid.sm[0]), "cc": int(grid.cc[0]), "mc": int(grid.mc[0])}
+    want = prior_points(grid.sm, grid.cc, grid.mc, lowest, [int(grid.cc[0])], [])
+    for b in study_bases(grid, []):         # every study base the validation uses has its prior
+        p = grid.point(b)
+        assert all((int(s), p["cc"], p["mc"]) in want for s in grid.sm), p
 
 
 def test_gpumech_prior_is_gpumechs_own_prediction_and_falls_with_more_sms(tmp_path):

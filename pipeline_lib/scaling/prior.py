@@ -39,10 +39,12 @@ PRIOR_COLUMN = "gpumech_cycles"
 def prior_points(sm: list, cc: list, mc: list, base: dict, heatmap_cc: list, study_bases: list) -> list[tuple]:
     """The (sm, cc, mc) points at which the prior is needed: every SM count
     at the clock pairs of every base the validation and the model use (the
-    model base, the study bases, every DRAM clock at the heat-map core
-    clocks)."""
+    model base, the study bases -- ``scaling.study_bases``, or their
+    default, :func:`..sweeps.study_points` -- and every DRAM clock at the
+    heat-map core clocks)."""
+    from ..sweeps import study_points
     pairs = {(int(base["cc"]), int(base["mc"]))}
-    pairs |= {(int(b["cc"]), int(b["mc"])) for b in study_bases}
+    pairs |= {(b["cc"], b["mc"]) for b in study_points(sm, cc, mc, study_bases)}
     pairs |= {(int(c), int(m)) for c in (heatmap_cc or sorted({min(cc), max(cc)})) for m in mc}
     return [(int(s), c, m) for s in sorted(sm) for c, m in sorted(pairs)]
 

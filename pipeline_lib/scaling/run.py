@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 
 from ..io import F64, I32, I64, STR, progress, stage_writer, write_text
 from ..plots import pyplot, save
+from ..sweeps import study_points
 from ..versions import SCALING_VERSION
 from . import evaluate as ev
 from .counters import EXTENDED, FEATURES, MIX_COUNTS, feature_set, kernel_counters, kernel_mix
@@ -162,11 +163,7 @@ def base_index(grid: ev.Grid, base: dict) -> tuple[int, int, int]:
 def study_bases(grid: ev.Grid, bases: list) -> list[tuple[int, int, int]]:
     """Configured bases, or the middle and the four (SM count, memory
     clock) corners at the highest core clock."""
-    if bases:
-        return [base_index(grid, b) for b in bases]
-    top = len(grid.cc) - 1
-    out = [middle(grid)] + [(c, top, m) for c in (0, len(grid.sm) - 1) for m in (0, len(grid.mc) - 1)]
-    return list(dict.fromkeys(out))
+    return [grid.index(p["sm"], p["cc"], p["mc"]) for p in study_points(grid.sm, grid.cc, grid.mc, bases)]
 
 
 # -- training and prediction ---------------------------------------------------------------------------------------
