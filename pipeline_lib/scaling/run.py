@@ -31,7 +31,7 @@ COUNTER_ROWS = [("workload", STR, ""), ("kernel", STR, ""), ("instance", STR, "w
                 ("mc", I64, "DRAM clock, MHz")] + COUNTERS
 DATASET = COUNTER_ROWS + [
     (PRIOR_COLUMN, F64, "GPUMech's predicted cycles of the kernel (MT_CONTENTION) at the points the SM-scaling "
-                        "prior is needed at (scaling.prior); empty elsewhere")]
+                        "prior is needed at (rule scaling_prior); empty elsewhere")]
 PRIOR = [("workload", STR, ""), ("kernel", STR, ""), ("instance", STR, "workload:kernel"),
          ("point", STR, "hardware variant name"), ("sm", I64, ""), ("cc", I64, ""), ("mc", I64, ""),
          (PRIOR_COLUMN, F64, "GPUMech's predicted cycles of the kernel, its launches summed")]
