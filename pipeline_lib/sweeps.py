@@ -83,6 +83,12 @@ def sweep_batches(points: list[dict], size: int) -> list[list[str]]:
 GRID_KEYS = ("sm", "cc", "mc")
 
 
+def heatmap_clocks(cc, heatmap_cc: list) -> list[int]:
+    """The heat maps' core clocks (``scaling.heatmap_cc``): the configured
+    ones, or the grid's lowest and highest."""
+    return [int(c) for c in heatmap_cc] if heatmap_cc else sorted({int(min(cc)), int(max(cc))})
+
+
 def study_points(sm, cc, mc, bases: list) -> list[dict]:
     """The scaling study's bases (Figs. 13/16) as values: the configured
     ones, or the middle of each sorted axis and the four (SM count, DRAM

@@ -5,7 +5,7 @@
 # train/validation splits, and predictions for kernels measured at the base
 # configuration only.
 from pipeline_lib.scaling.prior import prior_points
-from pipeline_lib.sweeps import grid_base
+from pipeline_lib.sweeps import grid_base, heatmap_clocks
 from pipeline_lib.versions import GPUMECH_VERSION, SCALING_VERSION
 
 SC = CONFIG["scaling"]
@@ -40,7 +40,7 @@ if SC_SWEEP:
     SC_WL = SWEEP_WL[SC_SWEEP]
     # checks the grid and the configured bases; names the model's base point
     SC_BASE = grid_base(SC_SWEEP, SC_SPEC, SC["base"], SC["study_bases"], SC["heatmap_cc"])
-    SC_HEAT_CC = SC["heatmap_cc"] or sorted({min(SC_SPEC["vary"]["cc"]), max(SC_SPEC["vary"]["cc"])})
+    SC_HEAT_CC = heatmap_clocks(SC_SPEC["vary"]["cc"], SC["heatmap_cc"])
     SC_MODELS = {m: P.scaling(SC_SWEEP, f"model_{m}.json") for m in SC_METRICS}
     # GPUMech's SM-scaling prior (docs/scaling.md): every SM count at the clocks of every base used
     _SC_NAMES = {(p["sm"], p["cc"], p["mc"]): p["name"] for p in SC_POINTS}

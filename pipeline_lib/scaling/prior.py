@@ -42,10 +42,10 @@ def prior_points(sm: list, cc: list, mc: list, base: dict, heatmap_cc: list, stu
     model base, the study bases -- ``scaling.study_bases``, or their
     default, :func:`..sweeps.study_points` -- and every DRAM clock at the
     heat-map core clocks)."""
-    from ..sweeps import study_points
+    from ..sweeps import heatmap_clocks, study_points
     pairs = {(int(base["cc"]), int(base["mc"]))}
     pairs |= {(b["cc"], b["mc"]) for b in study_points(sm, cc, mc, study_bases)}
-    pairs |= {(int(c), int(m)) for c in (heatmap_cc or sorted({min(cc), max(cc)})) for m in mc}
+    pairs |= {(c, int(m)) for c in heatmap_clocks(cc, heatmap_cc) for m in mc}
     return [(int(s), c, m) for s in sorted(sm) for c, m in sorted(pairs)]
 
 

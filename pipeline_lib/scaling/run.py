@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 
 from ..io import F64, I32, I64, STR, progress, stage_writer, write_text
 from ..plots import pyplot, save
-from ..sweeps import study_points
+from ..sweeps import heatmap_clocks, study_points
 from ..versions import SCALING_VERSION
 from . import evaluate as ev
 from .counters import EXTENDED, FEATURES, MIX_COUNTS, feature_set, kernel_counters, kernel_mix
@@ -138,11 +138,12 @@ def dataset_stage(sweep: str, parts: list, out, priors: list = ()) -> pd.DataFra
     (:func:`prior_stage`) where computed; checked to be a complete,
     positive grid."""
     data = pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True)
-    keys = ["instance", "sm", "cc", "mc"]
-    prior = (pd.concat([pd.read_parquet(p, columns=keys + [PRIOR_COLUMN]) for p in priors], ignore_index=True)
-             if priors else pd.DataFrame({k: pd.Series(dtype=t) for k, t in zip(keys + [PRIOR_COLUMN],
-                                                                                  (str, int, int, int, float))}))
-    data = data.merge(prior, on=keys, how="left", validate="one_to_one")
+    if priors:
+        keys = ["instance", "sm", "cc", "mc"]
+        prior = pd.concat([pd.read_parquet(p, columns=keys + [PRIOR_COLUMN]) for p in priors], ignore_index=True)
+        data = data.merge(prior, on=keys, how="left", validate="one_to_one")
+    else:
+        data[PRIOR_COLUMN] = np.nan
     data = data.sort_values(["instance", "sm", "cc", "mc"], kind="stable")
     ev.grid_arrays(data)        # a complete, positive grid, or a clear error now
     _write(data.reset_index(drop=True), DATASET, "scaling_dataset", out, sweep=sweep)
@@ -270,7 +271,7 @@ def validate_stage(dataset, metric: str, opts: dict, out_dir) -> None:
     variants = list(ev.COMPARED) + [configured] * (variant not in INNER_VARIANTS)
     meta = dict(metric=metric, splits=opts["splits"], holdout=opts["holdout"], split_by=opts["split_by"],
                 features=opts.get("features", "seed"), variant=variant)
-    ccs = opts["heatmap_cc"] or sorted({int(grid.cc[0]), int(grid.cc[-1])})
+    ccs = heatmap_clocks(grid.cc, opts["heatmap_cc"])
     # every compared variant on the same splits; the configured one is among them
     fine: dict = {}      # every variant's errors over the heat-map bases, binned (medians, histograms)
     heat = ev.heatmap(grid, metric, ccs, parts, k, seed, _log, variants, groups, fine)
