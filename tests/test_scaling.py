@@ -341,7 +341,8 @@ def test_regression_interpolates_a_continuum_that_clusters_quantise(tmp_path):
 
 def test_gpumech_prior_becomes_log_ratios_to_the_base_sm_count():
     """``gpumech``: GPUMech's cycles at each point turn into, at every base,
-    the log2 ratio of its cycles at each SM count to those at the base's;
+    the log2 ratio of its cycles at each SM count to those at the base,
+    first at the base's clocks, then at each corner of the clock plane;
     where the prior was not computed the counters are missing, and a model
     on such a base refuses them by name."""
     from pipeline_lib.scaling.counters import feature_set
@@ -349,19 +350,25 @@ def test_gpumech_prior_becomes_log_ratios_to_the_base_sm_count():
     d = _synthetic_dataset(2)
     for f in EXTENDED_NAMES:
         d[f] = 0.5
-    d[PRIOR_COLUMN] = np.where(d["cc"] == ENG[1], 1000.0 / d["sm"] + d["mc"] / 1e3, np.nan)
+    gm = 1000.0 / d["sm"] + d["mc"] / 1e3 + d["cc"] / 1e4
+    corner = d["cc"].isin([ENG[0], ENG[-1]]) & d["mc"].isin([MEM[0], MEM[-1]])
+    d[PRIOR_COLUMN] = np.where((d["cc"] == ENG[1]) | corner, gm, np.nan)
     g = ev.grid_arrays(d, feature_set("gpumech"))
-    assert g.counters.shape[-1] == 31 + len(CUS)
+    S = len(CUS)
+    assert g.counters.shape[-1] == 31 + 5 * S
     prior = g.counters[..., 31:]
     c, e, m = 1, 1, 2
-    want = np.log2((1000.0 / CUS + MEM[m] / 1e3) / (1000.0 / CUS[c] + MEM[m] / 1e3))
-    np.testing.assert_allclose(prior[0, c, e, m], want)
-    assert prior[0, c, e, m, c] == 0 and np.isnan(prior[:, :, 0]).all()
+    cyc = lambda s, cc, mc: 1000.0 / s + mc / 1e3 + cc / 1e4
+    here = cyc(CUS[c], ENG[e], MEM[m])
+    np.testing.assert_allclose(prior[0, c, e, m, :S], np.log2(cyc(CUS, ENG[e], MEM[m]) / here))
+    for j, (cc, mc) in enumerate([(ENG[0], MEM[0]), (ENG[0], MEM[-1]), (ENG[-1], MEM[0]), (ENG[-1], MEM[-1])]):
+        np.testing.assert_allclose(prior[0, c, e, m, (j + 1) * S:(j + 2) * S], np.log2(cyc(CUS, cc, mc) / here))
+    assert prior[0, c, e, m, c] == 0 and np.isnan(prior[:, :, 0, 1]).all() and np.isfinite(prior[:, :, 0, 0]).all()
     model = ev.fit_model(g, "time", (c, e, m), np.arange(len(g.instances)), 3, 1, method="regression")
     assert model.predict_grid(g.counters[:2, c, e, m], g.values["time"][:2, c, e, m]).shape == (2,) + g.values[
         "time"].shape[1:]
     with pytest.raises(ValueError, match="counters must be finite"):
-        ev.fit_model(g, "time", (c, 0, m), np.arange(len(g.instances)), 3, 1, method="regression")
+        ev.fit_model(g, "time", (c, 2, m), np.arange(len(g.instances)), 3, 1, method="regression")
 
 
 def test_prior_points_cover_every_base_at_every_sm_count():
@@ -370,6 +377,9 @@ def test_prior_points_cover_every_base_at_every_sm_count():
                        [{"sm": 4, "cc": 1000, "mc": 2000}])
     pairs = {(300, 700), (300, 2000), (1000, 700), (1000, 2000), (600, 700)}   # heat maps' default: lowest, highest
     assert sorted(pts) == sorted((s, c, m) for s in (2, 4) for c, m in pairs)
+    # the clock corners are there whatever the heat maps' core clocks
+    pts = prior_points([4, 2], [300, 600, 1000], [700, 2000], {"sm": 2, "cc": 600, "mc": 700}, [600], [])
+    assert {(2, 300, 700), (4, 300, 2000), (2, 1000, 700), (4, 1000, 2000)} <= set(pts)
     # without configured study bases: their default, the middle of each axis among them
     pts = prior_points([2, 4, 8], [300, 600, 1000], [700, 1350, 2000], {"sm": 2, "cc": 300, "mc": 700}, [1000], [])
     assert (8, 600, 1350) in pts and (2, 600, 700) not in pts
@@ -519,3 +529,30 @@ def test_energy_spread_is_zero_when_power_is_a_function_of_time():
     e2[:, 1, :, :] *= 2.0
     g.values["power"] = e2 / t
     assert ev.energy_spread(g) == pytest.approx(0.75)
+
+
+def test_model_inputs_for_a_new_kernel_equal_the_training_counters(tmp_path):
+    """A kernel outside the training set gets, from its prior table, the
+    same prior counters as ``grid_arrays`` gives at the base; a table
+    without a corner's cycles is refused with the kernel and point named."""
+    from pipeline_lib.scaling.counters import feature_set
+    from pipeline_lib.scaling.prior import PRIOR_COLUMN
+    from pipeline_lib.scaling.run import model_inputs
+    d = _synthetic_dataset(1)
+    for f in EXTENDED_NAMES:
+        d[f] = 0.5
+    d[PRIOR_COLUMN] = 1000.0 / d["sm"] + d["mc"] / 1e3 + d["cc"] / 1e4 + d["instance"].str.len()
+    feats = feature_set("gpumech")
+    g = ev.grid_arrays(d, feats)
+    c, e, m = 1, 1, 2
+    meta = {"features": feats, "base_point": g.point((c, e, m)), "sm": g.sm.tolist(), "cc": g.cc.tolist(),
+            "mc": g.mc.tolist()}
+    inst = g.instances[0]
+    rows = d[d["instance"] == inst].assign(kernel="k")
+    rows[["kernel", "sm", "cc", "mc", PRIOR_COLUMN]].to_parquet(tmp_path / "p.parquet")
+    at_base = rows[(rows["sm"] == CUS[c]) & (rows["cc"] == ENG[e]) & (rows["mc"] == MEM[m])]
+    np.testing.assert_allclose(model_inputs(at_base, meta, tmp_path / "p.parquet")[0], g.counters[0, c, e, m])
+    drop = (rows["sm"] == CUS[0]) & (rows["cc"] == ENG[-1]) & (rows["mc"] == MEM[0])
+    rows[~drop][["kernel", "sm", "cc", "mc", PRIOR_COLUMN]].to_parquet(tmp_path / "q.parquet")
+    with pytest.raises(ValueError, match=r"kernel k .*sm = 2, \(cc, mc\) = \(1000, 400\)"):
+        model_inputs(at_base, meta, tmp_path / "q.parquet")

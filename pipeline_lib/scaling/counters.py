@@ -87,7 +87,8 @@ EXTENDED = [
 ]
 EXTENDED_NAMES = [f for f, _, _ in EXTENDED]
 #: ``scaling.features``: the classifier's inputs
-#: (``gpumech``: the extended ones and GPUMech's predicted scaling to every SM count of the grid, .prior)
+#: (``gpumech``: the extended ones and GPUMech's predicted scaling to every SM count of the grid, at the
+#: base's clocks and the four clock corners, .prior)
 FEATURE_SETS = {"seed": FEATURE_NAMES, "extended": FEATURE_NAMES + EXTENDED_NAMES,
                 "gpumech": FEATURE_NAMES + EXTENDED_NAMES + [PRIOR_COLUMN]}
 

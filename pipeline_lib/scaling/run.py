@@ -17,7 +17,7 @@ from ..sweeps import heatmap_clocks, study_points
 from ..versions import SCALING_VERSION
 from . import evaluate as ev
 from .counters import EXTENDED, FEATURES, MIX_COUNTS, feature_set, kernel_counters, kernel_mix
-from .prior import PRIOR_COLUMN, sm_prior
+from .prior import PRIOR_COLUMN, corner_clocks, log2_ratios, sm_prior
 
 MIX = [("kernel", STR, "")] + [(c, I64, "warp instructions" if c != "thread_instrs" else "")
                                 for c in MIX_COUNTS]
@@ -196,8 +196,8 @@ def train_stage(dataset, base: dict, k: int, seed: int, out_paths: dict, feature
 def model_inputs(c: pd.DataFrame, meta: dict, prior=None) -> np.ndarray:
     """A model's inputs (its ``meta_``) for the kernels of ``c``
     (:func:`counters_at`), with GPUMech's SM-scaling prior from ``prior``
-    (a table of :func:`prior_stage`) at the base's clocks where the model
-    uses it."""
+    (a table of :func:`prior_stage`; :func:`.prior.log2_ratios`) where the
+    model uses it."""
     if PRIOR_COLUMN not in meta["features"]:
         return c[meta["features"]].to_numpy(float)
     if prior is None:
@@ -205,13 +205,16 @@ def model_inputs(c: pd.DataFrame, meta: dict, prior=None) -> np.ndarray:
                          "no prior table was given")
     b = meta["base_point"]
     p = pd.read_parquet(prior)
-    p = p[(p["cc"] == b["cc"]) & (p["mc"] == b["mc"])].pivot_table(index="kernel", columns="sm",
-                                                                   values=PRIOR_COLUMN)
-    missing = [s for s in meta["sm"] if s not in p.columns] + [k for k in c["kernel"] if k not in p.index]
-    if missing:
-        raise ValueError(f"{prior}: no GPUMech prior for {missing[0]} at the base's clocks {b}")
-    g = p.loc[c["kernel"], meta["sm"]].to_numpy(float)
-    ratios = np.log2(g) - np.log2(p.loc[c["kernel"], b["sm"]].to_numpy(float))[:, None]
+    axes = [list(meta[a]) for a in ("sm", "cc", "mc")]
+    full = pd.MultiIndex.from_product([list(c["kernel"])] + axes, names=["kernel", "sm", "cc", "mc"])
+    cycles = p.set_index(["kernel", "sm", "cc", "mc"])[PRIOR_COLUMN].reindex(full).to_numpy(float)
+    at = tuple(a.index(b[n]) for a, n in zip(axes, ("sm", "cc", "mc")))
+    ratios = log2_ratios(cycles.reshape((len(c),) + tuple(map(len, axes))))[(slice(None),) + at]
+    if not np.isfinite(ratios).all():
+        k, j = np.argwhere(~np.isfinite(ratios))[0]
+        clocks = [(b["cc"], b["mc"])] + corner_clocks(axes[1], axes[2])
+        raise ValueError(f"{prior}: no GPUMech prior for kernel {c['kernel'].iloc[k]} at the base {b} or at "
+                         f"sm = {axes[0][j % len(axes[0])]}, (cc, mc) = {clocks[j // len(axes[0])]}")
     return np.concatenate([c[[f for f in meta["features"] if f != PRIOR_COLUMN]].to_numpy(float), ratios], axis=1)
 
 
