@@ -89,6 +89,12 @@ def heatmap_clocks(cc, heatmap_cc: list) -> list[int]:
     return [int(c) for c in heatmap_cc] if heatmap_cc else sorted({int(min(cc)), int(max(cc))})
 
 
+def middle_point(sm, cc, mc) -> dict:
+    """The middle value of each sorted grid axis (the default model base and
+    study base)."""
+    return {k: int(sorted(v)[len(v) // 2]) for k, v in zip(GRID_KEYS, (sm, cc, mc))}
+
+
 def study_points(sm, cc, mc, bases: list) -> list[dict]:
     """The scaling study's bases (Figs. 13/16) as values: the configured
     ones, or the middle of each sorted axis and the four (SM count, DRAM
@@ -96,8 +102,7 @@ def study_points(sm, cc, mc, bases: list) -> list[dict]:
     if bases:
         return [{k: int(b[k]) for k in GRID_KEYS} for b in bases]
     axes = {"sm": sorted(sm), "cc": sorted(cc), "mc": sorted(mc)}
-    mid = {k: int(v[len(v) // 2]) for k, v in axes.items()}
-    out = [mid] + [{"sm": int(s), "cc": int(axes["cc"][-1]), "mc": int(m)}
+    out = [middle_point(sm, cc, mc)] + [{"sm": int(s), "cc": int(axes["cc"][-1]), "mc": int(m)}
                    for s in (axes["sm"][0], axes["sm"][-1]) for m in (axes["mc"][0], axes["mc"][-1])]
     return [dict(t) for t in dict.fromkeys(tuple(sorted(p.items())) for p in out)]
 
@@ -121,5 +126,5 @@ def grid_base(name: str, spec: dict, base: dict, study_bases: list, heatmap_cc: 
     for cc in heatmap_cc:
         if cc not in axes["cc"]:
             raise ValueError(f"config: scaling.heatmap_cc has {cc}, not among the sweep's core clocks {axes['cc']}")
-    point = {k: (base[k] if base else axes[k][len(axes[k]) // 2]) for k in GRID_KEYS}
+    point = {k: base[k] for k in GRID_KEYS} if base else middle_point(*(vary[k] for k in GRID_KEYS))
     return variant_name(spec["base"], **point)

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 
 from ..io import F64, I32, I64, STR, progress, stage_writer, write_text
 from ..plots import pyplot, save
-from ..sweeps import heatmap_clocks, study_points
+from ..sweeps import heatmap_clocks, middle_point, study_points
 from ..versions import SCALING_VERSION
 from . import evaluate as ev
 from .counters import EXTENDED, FEATURES, MIX_COUNTS, feature_set, kernel_counters, kernel_mix
@@ -152,13 +152,10 @@ def dataset_stage(sweep: str, parts: list, out, priors: list = ()) -> pd.DataFra
 
 
 # -- base points ---------------------------------------------------------------------------------------------------
-def middle(grid: ev.Grid) -> tuple[int, int, int]:
-    return len(grid.sm) // 2, len(grid.cc) // 2, len(grid.mc) // 2
-
-
 def base_index(grid: ev.Grid, base: dict) -> tuple[int, int, int]:
     """Grid indices of a configured base ({} = the middle of each axis)."""
-    return grid.index(base["sm"], base["cc"], base["mc"]) if base else middle(grid)
+    b = base or middle_point(grid.sm, grid.cc, grid.mc)
+    return grid.index(b["sm"], b["cc"], b["mc"])
 
 
 def study_bases(grid: ev.Grid, bases: list) -> list[tuple[int, int, int]]:
@@ -204,17 +201,19 @@ def model_inputs(c: pd.DataFrame, meta: dict, prior=None) -> np.ndarray:
         raise ValueError(f"the model uses GPUMech's prior (scaling.features: {meta.get('feature_set')}); "
                          "no prior table was given")
     b = meta["base_point"]
-    p = pd.read_parquet(prior)
+    table = pd.read_parquet(prior).set_index(["kernel", "sm", "cc", "mc"])[PRIOR_COLUMN].dropna()
+    clocks = [(b["cc"], b["mc"])] + corner_clocks(meta["cc"], meta["mc"])     # the points log2_ratios reads
+    for k in c["kernel"]:
+        for cc, mc in clocks:
+            for s in meta["sm"]:
+                if (k, s, cc, mc) not in table.index:
+                    raise ValueError(f"{prior}: no GPUMech prior for kernel {k} at the base {b} or at "
+                                     f"sm = {s}, (cc, mc) = {(cc, mc)}")
     axes = [list(meta[a]) for a in ("sm", "cc", "mc")]
     full = pd.MultiIndex.from_product([list(c["kernel"])] + axes, names=["kernel", "sm", "cc", "mc"])
-    cycles = p.set_index(["kernel", "sm", "cc", "mc"])[PRIOR_COLUMN].reindex(full).to_numpy(float)
+    cycles = table.reindex(full).to_numpy(float).reshape((len(c),) + tuple(map(len, axes)))
     at = tuple(a.index(b[n]) for a, n in zip(axes, ("sm", "cc", "mc")))
-    ratios = log2_ratios(cycles.reshape((len(c),) + tuple(map(len, axes))))[(slice(None),) + at]
-    if not np.isfinite(ratios).all():
-        k, j = np.argwhere(~np.isfinite(ratios))[0]
-        clocks = [(b["cc"], b["mc"])] + corner_clocks(axes[1], axes[2])
-        raise ValueError(f"{prior}: no GPUMech prior for kernel {c['kernel'].iloc[k]} at the base {b} or at "
-                         f"sm = {axes[0][j % len(axes[0])]}, (cc, mc) = {clocks[j // len(axes[0])]}")
+    ratios = log2_ratios(cycles)[(slice(None),) + at]
     return np.concatenate([c[[f for f in meta["features"] if f != PRIOR_COLUMN]].to_numpy(float), ratios], axis=1)
 
 
