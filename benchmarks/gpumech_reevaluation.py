@@ -17,6 +17,8 @@ variant:
   again, timed whole with the prediction, two ways: in full
   (``collect(variant)``) and on TBPoint's representative launches
   (``collect(variant, sampling=Sampling())``, :mod:`pipeline_lib.gpumech.sampled`);
+  with ``--regions`` a third way, on TBPoint's homogeneous regions within
+  those launches as well (``Sampling(regions=True)``);
 - *simulation*: the detailed simulator on the variant, with the trace's
   decoded launches cached (as a sweep job runs it), so neither side pays for
   reading the trace.
@@ -83,19 +85,28 @@ def main():
     ap.add_argument("--hw", default="gpumech-baseline")
     ap.add_argument("--variants", default="mshr16,mshr64,mc1000,mc4000,w8,w16,w48")
     ap.add_argument("--workloads", default=None, help="comma-separated (default: the medium suite)")
+    ap.add_argument("--regions", action="store_true",
+                    help="also collect on TBPoint's regions within the representative launches")
     a = ap.parse_args()
     hw = load_hardware(a.hw)
     variants = {v: load_hardware(variant(a.hw, v)) for v in a.variants.split(",")}
     reuse = {v: collection_key(h) == collection_key(hw) for v, h in variants.items()}
     workloads = a.workloads.split(",") if a.workloads else suite()
     warm_up(hw)
-    kinds = ("reuse", "collect", "sampled")
+    # the ways of collecting again, each with its Sampling (None: in full) and what the suite line calls it
+    ways = {"collect": (None, "collected again in full"),
+            "sampled": (Sampling(), "collected again on TBPoint's launches")}
+    if a.regions:
+        ways["regions"] = (Sampling(regions=True), "collected again on TBPoint's launches and regions")
+    kinds = ("reuse", *ways)
     totals = {k: [0.0, 0.0] for k in kinds}       # [re-evaluation s, simulation s]
-    dev, err = [], {k: [] for k in ("collect", "sampled")}
+    dev = {k: [] for k in ways if k != "collect"}
+    err = {k: [] for k in ways}
     print(f"base {a.hw}; variants " + ", ".join(f"{v} ({'timing only' if r else 'collect again'})"
                                                 for v, r in reuse.items()))
     print(f"{'workload':14s} {'launches':>8s} {'setup s':>8s} {'reeval s':>9s} {'sim s':>8s} {'speedup':>8s}"
-          f" {'collect s':>9s} {'sampled s':>9s} {'sim s':>8s} {'speedup':>8s} {'sampled':>8s} {'max dev':>8s}")
+          f" {'sim s':>8s}" + "".join(f" {k + ' s':>10s} {'speedup':>8s}" for k in ways)
+          + "".join(f" {k + ' dev':>12s}" for k in dev))
     for wl in workloads:
         path = Path(Paths(ROOT / "results").trace_dir(wl))
         trace = TraceDir(path, cache_limit_bytes=1 << 32)
@@ -103,7 +114,7 @@ def main():
         ev, setup = timed(lambda: Reevaluation(trace, base["launches"], base["collected"]))
         Simulator(hw, trace).run()                      # fills the trace cache; loads the compiled engine
         row = {k: [0.0, 0.0] for k in kinds}
-        worst = 0.0
+        worst = {k: 0.0 for k in dev}
         for v, h in variants.items():
             sim, s = timed(lambda: Simulator(h, trace).run().launches)
             sim.attrs["cores"] = h["cores"]
@@ -113,48 +124,55 @@ def main():
                 row["reuse"][0] += t
                 row["reuse"][1] += s
                 continue
-            full, t = timed(lambda: ev.predict(h, collected=ev.collect(h)))
-            smp, ts = timed(lambda: ev.predict(h, collected=ev.collect(h, sampling=Sampling())))
-            for k, x, p in (("collect", t, full), ("sampled", ts, smp)):
-                row[k][0] += x
+            pred = {}
+            for k, (smp, _) in ways.items():
+                pred[k], t = timed(lambda: ev.predict(h, collected=ev.collect(h, sampling=smp)))
+                row[k][0] += t
                 row[k][1] += s
-                err[k].append((wl, v, *cpi_error(p, sim)))
-            d = ((smp["cpi"] - full["cpi"]).abs() / full["cpi"]).to_numpy()
+                err[k].append((wl, v, *cpi_error(pred[k], sim)))
+            full = pred["collect"]
             n = sim.set_index("launch")["warp_instrs"].reindex(full["launch"]).to_numpy(float)
-            total = abs(float((smp["cpi"].to_numpy() * n).sum() / (full["cpi"].to_numpy() * n).sum()) - 1)
-            dev.append((wl, v, float(d.mean()), float(d.max()), total))
-            worst = max(worst, float(d.max()))
+            for k in dev:
+                d = ((pred[k]["cpi"] - full["cpi"]).abs() / full["cpi"]).to_numpy()
+                total = abs(float((pred[k]["cpi"].to_numpy() * n).sum() / (full["cpi"].to_numpy() * n).sum()) - 1)
+                dev[k].append((wl, v, float(d.mean()), float(d.max()), total))
+                worst[k] = max(worst[k], float(d.max()))
         for k in kinds:
             totals[k][0] += row[k][0]
             totals[k][1] += row[k][1]
-        r, c, m = row["reuse"], row["collect"], row["sampled"]
+        r = row["reuse"]
         print(f"{wl:14s} {len(trace.launches):8d} {setup:8.3f} {r[0]:9.3f} {r[1]:8.2f} {r[1] / max(r[0], 1e-9):8.1f}"
-              f" {c[0]:9.3f} {m[0]:9.3f} {c[1]:8.2f} {c[1] / max(c[0], 1e-9):8.1f} {m[1] / max(m[0], 1e-9):8.1f}"
-              f" {100 * worst:7.1f}%", flush=True)
-    for k, label in (("reuse", "timing-only variants (counts reused)"),
-                     ("collect", "other variants, collected again in full"),
-                     ("sampled", "other variants, collected again on TBPoint's launches")):
+              f" {row['collect'][1]:8.2f}"
+              + "".join(f" {row[k][0]:10.3f} {row[k][1] / max(row[k][0], 1e-9):8.1f}" for k in ways)
+              + "".join(f" {100 * worst[k]:11.1f}%" for k in dev), flush=True)
+    t, s = totals["reuse"]
+    if s > 0:
+        print(f"suite, timing-only variants (counts reused): re-evaluation {t:.2f} s, simulation {s:.2f} s: "
+              f"{s / max(t, 1e-9):.1f}x")
+    for k, (_, label) in ways.items():
         t, s = totals[k]
         if s > 0:
-            print(f"suite, {label}: re-evaluation {t:.2f} s, simulation {s:.2f} s: {s / max(t, 1e-9):.1f}x")
-    t = sum(totals[k][0] for k in ("reuse", "sampled"))
-    s = sum(totals[k][1] for k in ("reuse", "sampled"))
-    if s > 0:
-        print(f"suite, every variant (timing-only reused, others sampled): {s / max(t, 1e-9):.1f}x")
-    if dev:
-        big = max(dev, key=lambda x: x[3])
-        print(f"sampled against full collection over {len(dev)} (workload, variant) pairs: per-launch CPI "
-              f"deviation mean {100 * sum(x[2] for x in dev) / len(dev):.2f}%, largest {100 * big[3]:.1f}% "
-              f"({big[0]}, {big[1]}); workload cycles (CPI x warp instructions) deviation mean "
-              f"{100 * sum(x[4] for x in dev) / len(dev):.2f}%, largest {100 * max(x[4] for x in dev):.2f}%")
-        for k in ("collect", "sampled"):
-            for v in dict.fromkeys(x[1] for x in err[k]):
-                e = [x for x in err[k] if x[1] == v]
-                val = [x[3] for x in e if x[3] == x[3]]
-                print(f"{k:8s} {v}: CPI error against this simulation, mean over workloads "
-                      f"{100 * sum(x[2] for x in e) / len(e):.1f}% (launches of {MIN_WAVES}+ waves: "
-                      f"{100 * sum(val) / max(len(val), 1):.1f}%)")
-
+            print(f"suite, other variants, {label}: re-evaluation {t:.2f} s, simulation {s:.2f} s: "
+                  f"{s / max(t, 1e-9):.1f}x")
+    for k in dev:
+        t = totals["reuse"][0] + totals[k][0]
+        s = totals["reuse"][1] + totals[k][1]
+        if s > 0:
+            print(f"suite, every variant (timing-only reused, others {ways[k][1]}): {s / max(t, 1e-9):.1f}x")
+    for k, d in dev.items():
+        if d:
+            big = max(d, key=lambda x: x[3])
+            print(f"{k} against full collection over {len(d)} (workload, variant) pairs: per-launch CPI "
+                  f"deviation mean {100 * sum(x[2] for x in d) / len(d):.2f}%, largest {100 * big[3]:.1f}% "
+                  f"({big[0]}, {big[1]}); workload cycles (CPI x warp instructions) deviation mean "
+                  f"{100 * sum(x[4] for x in d) / len(d):.2f}%, largest {100 * max(x[4] for x in d):.2f}%")
+    for k in ways:
+        for v in dict.fromkeys(x[1] for x in err[k]):
+            e = [x for x in err[k] if x[1] == v]
+            val = [x[3] for x in e if x[3] == x[3]]
+            print(f"{k:8s} {v}: CPI error against this simulation, mean over workloads "
+                  f"{100 * sum(x[2] for x in e) / len(e):.1f}% (launches of {MIN_WAVES}+ waves: "
+                  f"{100 * sum(val) / max(len(val), 1):.1f}%)")
 
 if __name__ == "__main__":
     main()

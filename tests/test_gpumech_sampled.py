@@ -105,3 +105,96 @@ def test_regions_are_split_from_the_blocks_outside_them():
     assert len(parts[0].epochs) == 8 and parts[0].epoch_instrs.tolist() == [200] * 8
     assert parts[1].blocks.tolist() == [16, 17]
     assert isinstance(parts[1], Part)
+
+
+def _launch_args(tr, hw):
+    P = kernel_tables(tr.instructions, hw, global_bb_ids(tr.instructions)[0])["stream"]
+    L = tr.launches.iloc[0]
+    occ = occupancy(hw, int(L["threads_per_block"]), int(L["regs_per_thread"]), int(L["shared_bytes"]))
+    return (tr.launch_trace(0), P, int(L["n_blocks"]), int(L["warps_per_block"]), occ["sm_occupancy"])
+
+
+def _same_state(a: ScheduledCollector, b: ScheduledCollector) -> bool:
+    return (np.array_equal(a.L1tag, b.L1tag) and np.array_equal(a.L2tag, b.L2tag) and a.clock == b.clock
+            and a.stamp == b.stamp and a.in_step == b.in_step and a.issued == b.issued
+            and np.array_equal(a.slice_requests, b.slice_requests)
+            and np.array_equal(a.channel_transfers, b.channel_transfers))
+
+
+def test_a_launch_paused_and_resumed_counts_exactly_as_one_run(tmp_path):
+    """Pausing leaves the blocks in flight where they are: the counts, the
+    caches, the clock and the in-step share are those of one run."""
+    tr = _stream_trace(tmp_path, 1 << 12, 1, 16)
+    hw = hardware(cores=2)
+    args = _launch_args(tr, hw)
+    one = ScheduledCollector(hw, "rr")
+    whole = one.run(*args)
+    col = ScheduledCollector(hw, "rr")
+    launch = col.start(*args)
+    seen = []
+    for placed in (2, 5, 9, 13):        # the first wave (4 blocks) is placed at once
+        assert not launch.advance(placed)
+        assert placed <= launch.placed <= max(placed, 4) + 1
+        seen.append(launch.counts()[4])
+    got = launch.finish()
+    assert seen == sorted(seen) and seen[0] == 0 < seen[1] < seen[-1] < col.issued
+    assert np.array_equal(got, whole) and _same_state(col, one)
+
+
+def test_skipped_blocks_are_as_if_left_out_of_the_dispatch_order(tmp_path):
+    """Blocks dropped while the launch is paused: the freed slots take the
+    next blocks kept, exactly as a run on the order without them; a block
+    already placed cannot be dropped."""
+    tr = _stream_trace(tmp_path, 1 << 12, 1, 16)
+    hw = hardware(cores=2)
+    args = _launch_args(tr, hw)
+    kept = np.array([b for b in range(16) if b not in (6, 7, 8, 11)])
+    one = ScheduledCollector(hw, "gto")
+    ref = one.run(*args, blocks=kept)
+    col = ScheduledCollector(hw, "gto")
+    launch = col.start(*args)
+    launch.advance(6)
+    with pytest.raises(ValueError, match="has been placed"):
+        launch.skip(np.array([5]))
+    launch.skip(np.array([6, 7, 8, 11]))
+    assert np.array_equal(launch.finish(), ref) and _same_state(col, one)
+
+
+def test_a_settled_region_is_collected_in_part_and_stands_for_the_rest(tmp_path):
+    """One launch of 48 identical epochs, one homogeneous region: with
+    regions the collector stops once the units settle and the rest of the region is skipped; the counts
+    still add up to the launch's executions and the prediction stays within
+    2% of the full collection's."""
+    tr = _stream_trace(tmp_path, 1 << 13, 1, 192)
+    hw = hardware(cores=2, **{"l2.size_bytes": 6 * 8 * 128 * 4})       # 192 lines: units from the third epoch
+    plan = sampled.plan(tr, hw, Sampling(regions=True))
+    (part,) = plan.parts[0]
+    assert part.epochs is not None and len(part.epochs) == 48
+    static = kernel_tables(tr.instructions, hw, global_bb_ids(tr.instructions)[0])
+    totals = {0: trace_totals(tr.launch_trace(0), static["stream"][:, S.P_KIND])}
+    full, _ = sampled.collect(tr, hw, "rr", static, sampled.full_plan(tr), totals)
+    got, share = sampled.collect(tr, hw, "rr", static, plan, totals, Sampling(regions=True))
+    assert share < 0.4
+    execs = got[(0, "rr")].counts[:, PC_EXECS].sum()
+    assert execs == pytest.approx(full[(0, "rr")].counts[:, PC_EXECS].sum(), rel=0.01)
+    ev = _reevaluation(tr, hw)
+    a = ev.predict(hw, "rr", collected=full)["cpi"].to_numpy()
+    b = ev.predict(hw, "rr", collected=got)["cpi"].to_numpy()
+    assert np.allclose(b, a, rtol=0.02)
+
+
+def test_no_unit_is_taken_before_the_region_has_turned_the_l2_over(tmp_path):
+    """Until a region's requests reach the L2's capacity the L2 may still
+    serve what came before it, so no unit is taken: a launch whose requests
+    never fill the L2 is collected whole, with exactly the full counts."""
+    tr = _stream_trace(tmp_path, 1 << 13, 1, 192)
+    hw = hardware(cores=2)                                               # 6144 lines: more than the launch asks
+    static = kernel_tables(tr.instructions, hw, global_bb_ids(tr.instructions)[0])
+    totals = {0: trace_totals(tr.launch_trace(0), static["stream"][:, S.P_KIND])}
+    plan = sampled.plan(tr, hw, Sampling(regions=True))
+    assert plan.parts[0][0].epochs is not None
+    full, _ = sampled.collect(tr, hw, "rr", static, sampled.full_plan(tr), totals)
+    got, share = sampled.collect(tr, hw, "rr", static, plan, totals, Sampling(regions=True))
+    assert share == 1.0
+    assert np.array_equal(got[(0, "rr")].counts, full[(0, "rr")].counts)
+    assert got[(0, "rr")].in_step == full[(0, "rr")].in_step

@@ -23,24 +23,24 @@ simulation would simulate:
 - *within a launch* (3.4.3, ``regions=True``, off by default): the
   representative's epochs (system-occupancy blocks on the configuration
   evaluated) are grouped into homogeneous regions
-  (:class:`..tbpoint.regions.RegionFinder`); a region runs epoch by epoch
-  until TBPoint's warming rule says it has settled (:func:`_region`), and
-  the settled epochs stand for the rest.
+  (:class:`..tbpoint.regions.RegionFinder`); the launch runs in one pass of
+  the collector that pauses without draining
+  (:class:`.scheduled.LaunchRun`), each region epoch by epoch until
+  TBPoint's warming rule says its units have settled
+  (:func:`_launch_with_regions`), and the settled units stand for the
+  region's skipped blocks.
 
 Skipped launches and blocks never reach the caches.  Before a part that
 does not follow the last one run, the blocks just before it run with their
 counts dropped, until their requests fill the L2 (:class:`_Warming`).
 
-Why regions are off: each run of the collector starts its blocks as a new
-launch does (the first wave placed round the cores) and drains them at the
-end, and the counts depend on which blocks share a core's L1.  On
-spmv-scalar at 16 warps per core, the same launch collected in 1, 2, 6 or
-12 consecutive runs gives L1 miss rates of 0.68, 0.71, 0.78 and 0.57, so
-the region sample moved the predicted CPI by 28%.  Sampling within a
-launch needs a collector that can stop and resume without draining (next
-step, docs/gpumech.md).  Between launches nothing of this arises: a
-representative runs whole, as in the full collection; over the medium
-suite the predicted CPI moves by at most 0.4% (docs/gpumech.md).
+Why regions are off by default: on a few workloads the units settle while
+a slower drift of the DRAM rows and write-backs goes on (over the medium
+suite's three warp-count variants, ``transpose``'s per-launch CPI moves
+29.7% from the full collection's against 21.1% with launches alone,
+``conv2d``'s 12.7%; elsewhere at most 5.5%), for a 3.5x speed-up against
+2.7x (docs/gpumech.md, "Re-evaluation").  Between launches nothing of this
+arises: a representative runs whole, as in the full collection.
 
 Parameters are TBPoint's (``tbpoint.*`` in the configuration, the
 workflow's defaults here); none was chosen for GPUMech.
@@ -51,12 +51,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..sim.hardware import occupancy
+from ..sim.hardware import dram_burst_cycles, l2_service_cycles, occupancy
 from ..tbpoint.inter_launch import InterLaunchSampler, launch_features
 from ..tbpoint.regions import RegionFinder, epoch_table
 from ..tbpoint.warming import mser_truncation, region_ipc
 from .analysis import Collected
-from .collector import PC_EV_DRAM, PC_EV_L1, PC_N
+from .collector import PC_DRAM_RD, PC_DRAM_WR, PC_EV_DRAM, PC_EV_L1, PC_L2_ACC, PC_N
 from .scheduled import ScheduledCollector
 
 
@@ -67,7 +67,9 @@ class Sampling:
     (``inter_sigma``, ``inter_within_kernel``, ``inter_scale``,
     ``representative``), homogeneous regions (``intra_sigma``,
     ``max_variation``, ``variation``, ``min_region_epochs``) and when a
-    region has warmed (``warming_rule``, ``ipc_tolerance``); and whether to
+    region has warmed (``warming_rule``, with ``interval_tolerance`` for
+    ``confidence`` and ``ipc_tolerance`` for the seed's rule, as TBPoint's
+    policy takes them); and whether to
     sample within launches at all (``regions``, off: module docstring).
     One default differs: ``inter_scale`` stays ``kernel``, TBPoint's
     default when docs/gpumech.md's re-evaluation figures were measured
@@ -85,6 +87,14 @@ class Sampling:
     min_region_epochs: int = 2
     warming_rule: str = "confidence"
     ipc_tolerance: float = 0.1
+    interval_tolerance: float = 0.03
+
+    @property
+    def warming_tolerance(self) -> float:
+        """The tolerance of the warming rule, as TBPoint's policy takes it:
+        ``interval_tolerance`` for ``confidence``, ``ipc_tolerance`` for
+        the seed's ``consecutive``."""
+        return self.interval_tolerance if self.warming_rule == "confidence" else self.ipc_tolerance
 
 
 @dataclass
@@ -168,8 +178,11 @@ def plan(trace, hw: dict, sampling: Sampling = Sampling()) -> Plan:
             continue
         occ = occupancy(hw, int(row["threads_per_block"]), int(row["regs_per_thread"]), int(row["shared_bytes"]))
         b = by_launch.get(lid)
+        # a launch of fewer than min_region_epochs epochs cannot hold a region
+        # (:func:`..tbpoint.regions.workload_regions`): no need to look for one
+        fits = int(row["n_blocks"]) > (sampling.min_region_epochs - 1) * occ["system_occupancy"]
         p.parts[lid] = (launch_parts(b, occ["system_occupancy"], sampling)
-                        if sampling.regions and b is not None and len(b) else _whole(b))
+                        if sampling.regions and fits and b is not None and len(b) else _whole(b))
     return p
 
 
@@ -197,24 +210,29 @@ def collect(trace, hw: dict, policy: str, static: dict, the_plan: Plan, totals: 
         warming.ran(lid, blocks)
         ran_instrs += col.issued
         return [c.astype(float), col.slice_requests.astype(float), col.channel_transfers.astype(float),
-                float(col.in_step_issues), float(col.issued)], _memory_cycles(c, hw, col.issued)
+                float(col.in_step_issues), float(col.issued)]
 
     rep_got = {}
     for lid in sorted(the_plan.parts):
+        parts = the_plan.parts[lid]
+        if any(p.epochs is not None for p in parts):
+            for wl, wb in warming.before(lid, parts[0].blocks):
+                run(wl, wb)                      # counts dropped: only the caches' state matters
+            rep_got[lid] = _launch_with_regions(col, trace, hw, rows[lid], static, parts, warming, sampling)
+            ran_instrs += rep_got[lid][5]
+            continue
         acc = [np.zeros((len(static[rows[lid]["kernel"]]), PC_N)), np.zeros(col.slices),
                np.zeros(len(col.channel_transfers)), 0.0, 0.0]
-        for part in the_plan.parts[lid]:
+        for part in parts:
             for wl, wb in warming.before(lid, part.blocks):
                 run(wl, wb)                      # counts dropped: only the caches' state matters
-            weighted = [(run(lid, part.blocks)[0], 1.0)] if part.epochs is None else _region(run, lid, part,
-                                                                                               sampling)
-            for g, w in weighted:
-                for i in range(5):
-                    acc[i] = acc[i] + g[i] * w
+            g = run(lid, part.blocks)
+            for i in range(5):
+                acc[i] = acc[i] + g[i]
         rep_got[lid] = acc
     out = {}
     for lid, rep in the_plan.representative.items():
-        c, sl, ch, step, issued = rep_got[rep]
+        c, sl, ch, step, issued = rep_got[rep][:5]
         scale = the_plan.warp_instrs[lid] / the_plan.warp_instrs[rep] if the_plan.warp_instrs[rep] else 1.0
         out[(lid, policy)] = Collected(np.rint(c * scale).astype(np.int64), np.rint(sl * scale).astype(np.int64),
                                        np.rint(ch * scale).astype(np.int64), step / issued if issued else 0.0,
@@ -223,46 +241,142 @@ def collect(trace, hw: dict, policy: str, static: dict, the_plan: Plan, totals: 
     return out, ran_instrs / total if total else 0.0
 
 
-def _memory_cycles(counts: np.ndarray, hw: dict, issued: int) -> float:
-    """The memory latency a collection charges per warp instruction: every
+def _unit_watch(counts: np.ndarray, hw: dict, issued: int, in_step: int) -> tuple[float, float]:
+    """What a sampling unit of the collection is watched by: (1) the cycles
+    per warp instruction its memory traffic costs in the model -- every
     global/local memory execution at the latency of its miss event (4.5.2),
-    summed, over the instructions issued.  The statistic a region's
-    warming rule watches (:func:`_region`)."""
+    plus the service its L2 requests take at the slices and its DRAM
+    transfers (reads and write-backs) on the channels, the two shared
+    demands of the contention model; (2) the size of the groups of warps
+    moving in step, 1 / (1 - in-step share), which the contention model's
+    readings take from the collection (:mod:`.contention`)."""
     l1, l2 = hw["l1"]["hit_latency"], hw["l2"]["hit_latency"]
     lat = np.array([l1, l2, l2 + hw["dram"]["latency"]], float)
-    return float((counts[:, PC_EV_L1:PC_EV_DRAM + 1] @ lat).sum()) / max(issued, 1)
+    cycles = (float((counts[:, PC_EV_L1:PC_EV_DRAM + 1] @ lat).sum())
+              + l2_service_cycles(hw) * float(counts[:, PC_L2_ACC].sum())
+              + dram_burst_cycles(hw) * float(counts[:, PC_DRAM_RD].sum() + counts[:, PC_DRAM_WR].sum()))
+    n = max(issued, 1)
+    return cycles / n, n / max(n - in_step, 1)
 
 
-def _region(run, lid: int, part: Part, s: Sampling) -> list[tuple[list, float]]:
-    """Run a region epoch by epoch (an epoch is TBPoint's sampling unit
-    here) until ``s.warming_rule`` (:func:`..tbpoint.warming.region_ipc`)
-    says its units have settled; the epochs whose mean that rule takes
-    then also stand for the epochs not run, in proportion to warp
-    instructions.  Returns (epoch's counts, weight) pairs.
+def _settled(rule: str, units: list, tolerance: float) -> bool:
+    """Whether both statistics a unit is watched by (:func:`_unit_watch`)
+    have settled under TBPoint's warming ``rule``."""
+    u = np.asarray(units, float)
+    return all(region_ipc(rule, u[:, i], tolerance) is not None for i in range(u.shape[1]))
 
-    Deviation from TBPoint: the rule watches each epoch's memory cycles
-    per warp instruction (:func:`_memory_cycles`), not an IPC.  The
-    collector's own IPC has no queueing in it and can stay flat while what
-    the model reads moves: in cfd's time-step kernel the L2 miss rate rises
-    from 0.53 to 0.69 over the first three epochs (the flux kernel's data
-    leaving the L2) while the collector's IPC stays within 0.1%."""
-    got, units = [], []
-    for k, blocks in enumerate(part.epochs):
-        g, unit = run(lid, blocks)
-        got.append(g)
-        units.append(unit)
-        if k + 1 < len(part.epochs) and region_ipc(s.warming_rule, units, s.ipc_tolerance) is not None:
-            break
-    n = len(got)
-    weights = [1.0] * n
-    if n < len(part.epochs):
-        # the units the rule's value rests on: MSER's tail (ours) or the last one (the seed's rule)
-        d = mser_truncation(units) if s.warming_rule == "confidence" else n - 1
-        stable = float(part.epoch_instrs[d:n].sum())
-        rest = float(part.epoch_instrs[n:].sum())
-        for k in range(d, n):
-            weights[k] = 1.0 + rest / stable if stable else 1.0
-    return list(zip(got, weights))
+
+def _cut(rule: str, units: list) -> int:
+    """The first unit the settled values rest on: the later of MSER's cuts
+    of the two statistics (ours), or the last unit (the seed's rule)."""
+    u = np.asarray(units, float)
+    if rule != "confidence":
+        return len(u) - 1
+    return max(mser_truncation(u[:, i]) for i in range(u.shape[1]))
+
+
+def _launch_with_regions(col, trace, hw: dict, row: dict, static: dict, parts: list[Part], warming: "_Warming",
+                         s: Sampling) -> list:
+    """Collect one launch whose parts include homogeneous regions, in one
+    run of the collector that pauses without draining
+    (:class:`.scheduled.LaunchRun`).  A part outside every region is run
+    and counted whole; a region runs epoch by epoch (TBPoint's sampling
+    unit here: what the collector counts between the placing of one epoch's
+    last block and the next's) until ``s.warming_rule``
+    (:func:`..tbpoint.warming.region_ipc`) says its units have settled.
+    Units are taken only once the region's requests have reached the L2's
+    capacity in lines (the bound of :class:`_Warming`): before that the L2
+    may still serve what earlier launches or parts left in it, a transient
+    that can look settled (conv2d's second kernel hits in the L2 in its
+    first three epochs and misses 75% of its L2 requests over the launch).
+    The rest of the region is then skipped -- dropped from the dispatch
+    order, so that the freed slots take the next blocks kept, as TBPoint's
+    sampled simulation does -- except, when another part follows, its last
+    blocks up to the L2's capacity in requests, which run with their
+    counts dropped (the warming of :class:`_Warming`, within the launch).
+    The units the rule's value rests on (MSER's tail for ``confidence``,
+    the last one for the seed's rule) stand for the instructions skipped
+    and dropped as well, in proportion to their own.  Returns the
+    launch's weighted counts (per-PC counters, slice requests, channel
+    transfers, in-step issues, issued) and the warp instructions the
+    collector ran.
+
+    Deviation from TBPoint: the rule watches each unit's memory cycles per
+    warp instruction (:func:`_unit_watch`), not an IPC.  The collector's
+    own IPC has no queueing in it and can stay flat while what the model
+    reads moves: in cfd's time-step kernel the L2 miss rate rises from 0.53
+    to 0.69 over the first three epochs (the flux kernel's data leaving the
+    L2) while the collector's IPC stays within 0.1%."""
+    lid = int(row["launch"])
+    occ = occupancy(hw, int(row["threads_per_block"]), int(row["regs_per_thread"]), int(row["shared_bytes"]))
+    blocks = trace.blocks_by_launch()[lid].set_index("block")
+    instrs = blocks["warp_instrs"]
+    order = np.concatenate([p.blocks for p in parts])
+    launch = col.start(trace.launch_trace(lid), static[row["kernel"]], int(row["n_blocks"]),
+                       int(row["warps_per_block"]), occ["sm_occupancy"], blocks=order)
+    acc = [np.zeros((len(static[row["kernel"]]), PC_N)), np.zeros(col.slices), np.zeros(len(col.channel_transfers)),
+           0.0, 0.0]
+    prev = launch.counts()
+
+    def take():
+        nonlocal prev
+        now = launch.counts()
+        d = [now[0] - prev[0], now[1] - prev[1], now[2] - prev[2], float(now[3] - prev[3]), float(now[4] - prev[4])]
+        prev = now
+        return d
+
+    def add(g, w=1.0):
+        for i in range(5):
+            acc[i] = acc[i] + g[i] * w
+
+    settled = None            # a region that stopped early: (its units' counts, MSER's cut, their instructions, skipped)
+
+    def extrapolate(extra: float) -> None:
+        """The settled region's units, those its value rests on standing for
+        the skipped blocks and ``extra`` instructions run uncounted too."""
+        got, d, stable, skipped = settled
+        for e, g in enumerate(got):
+            add(g, 1.0 + (skipped + extra) / stable if e >= d and stable else 1.0)
+
+    for k, part in enumerate(parts):
+        if settled is not None:   # the tail's blocks are placed: what ran since the region stopped is not counted
+            extrapolate(take()[4])
+            settled = None
+        if part.epochs is None:
+            launch.advance(launch.placed + len(part.blocks))
+            add(take())
+            continue
+        got, units = [], []
+        requests = 0              # L2 requests of the region so far
+        for e, ep in enumerate(part.epochs):
+            launch.advance(launch.placed + len(ep))
+            g = take()
+            if requests < warming.capacity:   # the L2 may still hold what came before the region: no unit yet
+                requests += int(g[0][:, PC_L2_ACC].sum())
+                add(g)
+                continue
+            got.append(g)
+            units.append(_unit_watch(g[0], hw, int(g[4]), int(g[3])))
+            if e + 1 < len(part.epochs) and _settled(s.warming_rule, units, s.warming_tolerance):
+                break
+        else:
+            for g in got:
+                add(g)
+            continue
+        rest = np.concatenate(part.epochs[e + 1:])
+        tail = warming.tail(lid, rest) if k + 1 < len(parts) else rest[:0]
+        launch.skip(rest[:len(rest) - len(tail)])
+        d = _cut(s.warming_rule, units)
+        settled = (got, d, sum(g[4] for g in got[d:]), float(instrs.loc[rest[:len(rest) - len(tail)]].sum()))
+        launch.advance(launch.placed + len(tail))
+    launch.finish()
+    last = take()
+    if settled is not None:
+        extrapolate(last[4])
+    else:
+        add(last)
+    warming.ran(lid, launch.order[-1:])
+    return acc + [launch.counts()[4]]
 
 
 class _Warming:
@@ -294,6 +408,17 @@ class _Warming:
 
     def ran(self, lid: int, blocks: np.ndarray) -> None:
         self.at = self.base[lid] + int(blocks[-1]) + 1
+
+    def tail(self, lid: int, blocks: np.ndarray) -> np.ndarray:
+        """The last of ``blocks`` (ids of launch ``lid``, in order) whose
+        requests reach the L2's capacity: what must run before the blocks
+        that follow them for the caches to hold what they would."""
+        req = self.requests[self.base[lid] + np.asarray(blocks, np.int64)]
+        n, need = len(req), self.capacity
+        while n > 0 and need > 0:
+            n -= 1
+            need -= int(req[n])
+        return np.asarray(blocks, np.int64)[n:]
 
     def before(self, lid: int, blocks: np.ndarray) -> list[tuple[int, np.ndarray]]:
         """(launch, block ids) to run, in program order, before the part

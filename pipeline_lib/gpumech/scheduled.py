@@ -66,8 +66,10 @@ INF = np.int64(1) << 60
 Q_BURST, Q_SLICE0 = 0, 1
 # launch geometry and running state G[...]
 # (G_ISSUED, G_IN_STEP: instructions issued, and those that repeat the PC another warp of the core issued last)
+# (G_STOP, G_STARTED, G_END: a paused launch (:class:`LaunchRun`) returns once G_NEXT reaches G_STOP; whether
+# its first wave is placed; the last cycle reached so far)
 (G_BLOCKS, G_WPB, G_OCC, G_CORES, G_L1_SETS, G_L1_WAYS, G_L2_SETS, G_L2_WAYS, G_SLICES, G_STAMP, G_CLOCK,
- G_NEXT, G_ISSUED, G_IN_STEP, G_N) = range(15)
+ G_NEXT, G_ISSUED, G_IN_STEP, G_STOP, G_STARTED, G_END, G_N) = range(18)
 # per warp slot WS[core, slot, ...]: trace position and end, the cycle its next instruction's sources are
 # ready (INF: no warp, finished or at a barrier), the unit that instruction needs (-1: none), age, at bar.sync
 WS_POS, WS_END, WS_READY, WS_NEEDS, WS_AGE, WS_BAR, WS_N = range(7)
@@ -180,17 +182,27 @@ def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, order, P
     """Feed the memory instructions of the launch's blocks ``order`` (ids,
     in dispatch order) in the scheduler's issue order (module docstring)
     from cycle ``G[G_CLOCK]`` on, which it leaves at the last cycle.  The
-    state arrays come cleared (:meth:`ScheduledCollector.run`)."""
+    state arrays come cleared (:meth:`ScheduledCollector.run`).  Returns 0
+    when every block has finished, 1 when paused: ``G[G_STOP]`` blocks of
+    ``order`` have been placed (checked before each core's turn), with
+    every state array as it stands, so that a call with the same arrays
+    goes on from there (:class:`LaunchRun`)."""
     R = (P.shape[1] - S.P_SRC) // 2
     wpb, occ, cores = G[G_WPB], G[G_OCC], G[G_CORES]
     nslot = occ * wpb
-    t0 = G[G_CLOCK]
-    for j in range(occ):                               # the first wave, block b on core b mod cores
-        for s in range(cores):
-            while G[G_NEXT] < G[G_BLOCKS] and BS[s, j, BS_LIVE] == 0:
-                _place(s, j, t0, G, order, warp_off, WS, BS, t_pc, t_space, t_nreq, P, regready)
-    t_end = t0
+    if G[G_STARTED] == 0:
+        G[G_STARTED] = 1
+        t0 = G[G_CLOCK]
+        G[G_END] = t0
+        for j in range(occ):                           # the first wave, block b on core b mod cores
+            for s in range(cores):
+                while G[G_NEXT] < G[G_BLOCKS] and BS[s, j, BS_LIVE] == 0:
+                    _place(s, j, t0, G, order, warp_off, WS, BS, t_pc, t_space, t_nreq, P, regready)
+    t_end = G[G_END]
     while True:
+        if G[G_NEXT] >= G[G_STOP] and G[G_STOP] < G[G_BLOCKS]:
+            G[G_END] = t_end
+            return 1
         s = -1                                         # the core with the earliest clock runs
         t2 = INF                                       # until it passes the next one's
         for c in range(cores):
@@ -269,7 +281,9 @@ def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, order, P
                     if rd < mn:
                         mn = rd
                 CS[s, CS_CLOCK] = max(mn, t + 1)
+    G[G_END] = t_end
     G[G_CLOCK] = t_end
+    return 0
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -404,34 +418,102 @@ class ScheduledCollector(CacheCollector):
         ``blocks``: the ids of the blocks to run, in dispatch order
         (default: all ``n_blocks``), for a sampled collection
         (:mod:`.sampled`)."""
+        launch = self.start(trace, P, n_blocks, warps_per_block, sm_occupancy, blocks)
+        launch.advance()
+        return launch.finish()
+
+    def start(self, trace, P: np.ndarray, n_blocks: int, warps_per_block: int, sm_occupancy: int,
+              blocks: np.ndarray | None = None) -> "LaunchRun":
+        """One launch that can be paused and resumed without draining
+        (:class:`LaunchRun`); :meth:`run` is ``start``, one ``advance``
+        to the end and ``finish``."""
         order = np.arange(n_blocks, dtype=np.int64) if blocks is None else np.asarray(blocks, np.int64)
         if len(order) and (order.min() < 0 or order.max() >= n_blocks):
             raise ValueError(f"block ids must lie in [0, {n_blocks}), got {order.min()}..{order.max()}")
-        n_blocks = len(order)
-        out = np.zeros((len(P), PC_N), np.int64)
-        self.slice_requests = np.zeros(self.slices, np.int64)
-        self.channel_transfers = np.zeros(len(self.channel_transfers), np.int64)
-        cores = self.hw["cores"]
+        return LaunchRun(self, trace, P, n_blocks, warps_per_block, sm_occupancy, order)
+
+
+class LaunchRun:
+    """A launch of :class:`ScheduledCollector` in progress (ours; within-launch
+    sampling of the collection, :mod:`.sampled`).  :meth:`advance` runs it
+    until a number of its blocks have been placed, leaving the blocks in
+    flight where they are; :meth:`skip` drops blocks not yet placed from
+    the dispatch order (a freed slot takes the next block kept, as the
+    simulator's sampling skips blocks); :meth:`counts` reads what has been
+    counted so far; :meth:`finish` runs the rest and hands the caches and
+    clock back to the collector.  Why: a collector that drains its blocks
+    and starts a new first wave at every pause changes which blocks share
+    a core's L1 (docs/gpumech.md, "Re-evaluation")."""
+
+    def __init__(self, col: ScheduledCollector, trace, P, n_blocks: int, warps_per_block: int, sm_occupancy: int,
+                 order: np.ndarray):
+        self.col, self.trace = col, trace
+        self.P = np.ascontiguousarray(P, np.int64)
+        self.order = order.copy()
+        self.n_blocks = n_blocks
+        self.out = np.zeros((len(P), PC_N), np.int64)
+        col.slice_requests = np.zeros(col.slices, np.int64)
+        col.channel_transfers = np.zeros(len(col.channel_transfers), np.int64)
+        cores = col.hw["cores"]
         nslot = sm_occupancy * warps_per_block
         nregs = int(max(1, P[:, S.P_SRC:].max() + 1))
         G = np.zeros(G_N, np.int64)
         G[[G_BLOCKS, G_WPB, G_OCC, G_CORES, G_L1_SETS, G_L1_WAYS, G_L2_SETS, G_L2_WAYS, G_SLICES, G_STAMP,
-           G_CLOCK]] = (n_blocks, warps_per_block, sm_occupancy, cores, self.l1_sets, self.l1_ways, self.l2_sets,
-                        self.l2_ways, self.slices, self.stamp, self.clock)
-        WS = np.zeros((cores, max(nslot, 1), WS_N), np.int64)
-        WS[:, :, WS_READY], WS[:, :, WS_NEEDS] = INF, -1
-        CS = np.full((cores, CS_N), self.clock, np.int64)
-        CS[:, CS_LAST] = CS[:, CS_LASTPC] = -1
-        BS = np.zeros((cores, max(sm_occupancy, 1), BS_N), np.int64)
-        _launch_scheduled(trace.warp_off, trace.pc, trace.space, trace.nreq, trace.line_off, trace.lines, order,
-                          np.ascontiguousarray(P, np.int64), self.L, G, WS, BS,
-                          CS, np.full((cores, max(1, int(self.L[LT_MSHR]))), self.clock, np.int64),
-                          np.zeros((cores, max(nslot, 1), nregs), np.int64), self.L1tag, self.L1st, self.L2tag,
-                          self.L2lru, self.L2dirty, out, self.D, self.bank_row, self.slice_requests,
-                          self.channel_transfers, self._pacing_state())
-        self.stamp, self.clock = int(G[G_STAMP]), int(G[G_CLOCK])
+           G_CLOCK, G_STOP]] = (len(order), warps_per_block, sm_occupancy, cores, col.l1_sets, col.l1_ways,
+                                col.l2_sets, col.l2_ways, col.slices, col.stamp, col.clock, len(order))
+        self.G = G
+        self.WS = np.zeros((cores, max(nslot, 1), WS_N), np.int64)
+        self.WS[:, :, WS_READY], self.WS[:, :, WS_NEEDS] = INF, -1
+        self.CS = np.full((cores, CS_N), col.clock, np.int64)
+        self.CS[:, CS_LAST] = self.CS[:, CS_LASTPC] = -1
+        self.BS = np.zeros((cores, max(sm_occupancy, 1), BS_N), np.int64)
+        self.mshr = np.full((cores, max(1, int(col.L[LT_MSHR]))), col.clock, np.int64)
+        self.regready = np.zeros((cores, max(nslot, 1), nregs), np.int64)
+        self.Q = col._pacing_state()
+        self.done = False
+
+    @property
+    def placed(self) -> int:
+        """Blocks of the dispatch order placed so far."""
+        return int(self.G[G_NEXT])
+
+    def skip(self, blocks) -> None:
+        """Drop ``blocks`` (ids) from the part of the dispatch order not yet placed."""
+        head, tail = self.order[:self.placed], self.order[self.placed:]
+        if np.isin(blocks, head).any():
+            raise ValueError("cannot skip a block that has been placed")
+        self.order = np.concatenate([head, tail[~np.isin(tail, blocks)]])
+        self.G[G_BLOCKS] = len(self.order)
+        self.G[G_STOP] = min(self.G[G_STOP], len(self.order))
+
+    def advance(self, placed: int | None = None) -> bool:
+        """Run until ``placed`` blocks of the order have been placed (all of
+        them by default: to the end); returns whether the launch has ended."""
+        if self.done:
+            return True
+        col, tr, G = self.col, self.trace, self.G
+        G[G_STOP] = len(self.order) if placed is None else min(int(placed), len(self.order))
+        rc = _launch_scheduled(tr.warp_off, tr.pc, tr.space, tr.nreq, tr.line_off, tr.lines, self.order, self.P,
+                               col.L, G, self.WS, self.BS, self.CS, self.mshr, self.regready, col.L1tag, col.L1st,
+                               col.L2tag, col.L2lru, col.L2dirty, self.out, col.D, col.bank_row,
+                               col.slice_requests, col.channel_transfers, self.Q)
+        self.done = rc == 0
+        return self.done
+
+    def counts(self) -> tuple:
+        """What has been counted so far: (per-PC counters, slice requests,
+        channel transfers, in-step issues, issued warp instructions), copies."""
+        return (self.out.copy(), self.col.slice_requests.copy(), self.col.channel_transfers.copy(),
+                int(self.G[G_IN_STEP]), int(self.G[G_ISSUED]))
+
+    def finish(self) -> np.ndarray:
+        """Run to the end; the collector takes the caches' stamp and the
+        clock, and the launch's in-step share.  Returns the per-PC counters."""
+        self.advance()
+        col, G = self.col, self.G
+        col.stamp, col.clock = int(G[G_STAMP]), int(G[G_CLOCK])
         # the share of issues that repeat the PC another warp of the core just issued: warps in step
-        self.in_step = float(G[G_IN_STEP]) / G[G_ISSUED] if G[G_ISSUED] else 0.0
-        self.issued = int(G[G_ISSUED])
-        self.in_step_issues = int(G[G_IN_STEP])
-        return out
+        col.in_step = float(G[G_IN_STEP]) / G[G_ISSUED] if G[G_ISSUED] else 0.0
+        col.issued = int(G[G_ISSUED])
+        col.in_step_issues = int(G[G_IN_STEP])
+        return self.out
