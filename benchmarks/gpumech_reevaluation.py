@@ -18,7 +18,10 @@ variant:
   (``collect(variant)``) and on TBPoint's representative launches
   (``collect(variant, sampling=Sampling())``, :mod:`pipeline_lib.gpumech.sampled`);
   with ``--regions`` a third way, on TBPoint's homogeneous regions within
-  those launches as well (``Sampling(regions=True)``);
+  those launches as well (``Sampling(regions=True)``).  Each way takes the
+  analysis's counts for the leading launches whose collection would not
+  change (:meth:`Reevaluation.unchanged_launches`: the same placement on
+  both configurations);
 - *simulation*: the detailed simulator on the variant, with the trace's
   decoded launches cached (as a sweep job runs it), so neither side pays for
   reading the trace.
@@ -111,7 +114,7 @@ def main():
         path = Path(Paths(ROOT / "results").trace_dir(wl))
         trace = TraceDir(path, cache_limit_bytes=1 << 32)
         base = GPUMech(hw).run(trace)
-        ev, setup = timed(lambda: Reevaluation(trace, base["launches"], base["collected"]))
+        ev, setup = timed(lambda: Reevaluation(trace, base["launches"], base["collected"], hw=hw))
         Simulator(hw, trace).run()                      # fills the trace cache; loads the compiled engine
         row = {k: [0.0, 0.0] for k in kinds}
         worst = {k: 0.0 for k in dev}

@@ -198,3 +198,53 @@ def test_no_unit_is_taken_before_the_region_has_turned_the_l2_over(tmp_path):
     assert share == 1.0
     assert np.array_equal(got[(0, "rr")].counts, full[(0, "rr")].counts)
     assert got[(0, "rr")].in_step == full[(0, "rr")].in_step
+
+
+def test_launches_that_fit_one_wave_on_both_configurations_keep_the_analysis_counts(tmp_path):
+    """Three launches of 4 blocks on 2 cores: with 32 or 48 warps per core
+    (2 or 3 blocks of 16 warps) every block is placed at the start on the
+    same core and slot, so the collection is the analysis's, exactly as
+    collecting again gives it; with 16 warps (one block per core) the
+    placement changes and the collector runs."""
+    tr = _stream_trace(tmp_path, 1 << 12, 3, 4)
+    hw = hardware(cores=2)
+    base = GPUMech(hw).run(tr)
+    ev = Reevaluation(tr, base["launches"], base["collected"], hw=hw)
+    blind = Reevaluation(tr, base["launches"], base["collected"])
+    wide = hardware(cores=2, **{"sm_limits.warps": 48, "sm_limits.threads": 1536})
+    assert ev.unchanged_launches(wide) == [True] * 3
+    assert blind.unchanged_launches(wide) == [False] * 3
+    assert ev.unchanged_launches(wide, pacing=True) == [False] * 3
+    assert ev.unchanged_launches(hardware(cores=2, **{"sm_limits.warps": 48, "l1.mshrs": 8})) == [False] * 3
+    for policy in ("rr", "gto"):
+        got, fresh = ev.collect(wide, policy), blind.collect(wide, policy)
+        for lid in range(3):
+            assert got[(lid, policy)] is ev.collected[(lid, policy)]
+            assert np.array_equal(got[(lid, policy)].counts, fresh[(lid, policy)].counts)
+            assert got[(lid, policy)].in_step == fresh[(lid, policy)].in_step
+    narrow = hardware(cores=2, **{"sm_limits.warps": 16, "sm_limits.threads": 512})
+    assert ev.unchanged_launches(narrow) == [False] * 3
+    got = ev.collect(narrow, "rr")
+    assert got[(0, "rr")] is not ev.collected[(0, "rr")]
+    assert got[(0, "rr")].in_step != ev.collected[(0, "rr")].in_step     # two blocks a core no longer
+
+
+def test_known_launches_are_not_collected_and_stand_for_their_cluster(tmp_path):
+    """A sampled collection given launch 1's counts (the representative of
+    the three identical launches) collects nothing: every launch takes the
+    known counts; given launch 0's, launch 0 keeps them and the
+    representative is collected for the others."""
+    tr = _stream_trace(tmp_path, 1 << 12, 3, 8)
+    hw = hardware(cores=2)
+    ev = _reevaluation(tr, hw)
+    static = kernel_tables(tr.instructions, hw, global_bb_ids(tr.instructions)[0])
+    totals = {i: trace_totals(tr.launch_trace(i), static["stream"][:, S.P_KIND]) for i in range(3)}
+    plan = sampled.plan(tr, hw, Sampling())
+    assert plan.representative == {0: 1, 1: 1, 2: 1}
+    rep = ev.collected[(1, "rr")]
+    got, share = sampled.collect(tr, hw, "rr", static, plan, totals, known={1: rep})
+    assert share == 0.0 and got[(1, "rr")] is rep
+    assert all(np.array_equal(got[(i, "rr")].counts, rep.counts) and got[(i, "rr")].in_step == pytest.approx(rep.in_step)
+               for i in (0, 2))
+    got, share = sampled.collect(tr, hw, "rr", static, plan, totals, known={0: ev.collected[(0, "rr")]})
+    assert share > 0 and got[(0, "rr")] is ev.collected[(0, "rr")]

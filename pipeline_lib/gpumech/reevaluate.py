@@ -15,15 +15,17 @@ warps, so its cost grows with the launches and the representative warps'
 length, not with the trace.  Example::
 
     base = GPUMech(hw).run(trace)
-    ev = Reevaluation(trace, base["launches"], base["collected"])
+    ev = Reevaluation(trace, base["launches"], base["collected"], hw=hw)
     ev.predict(load_hardware("gpumech-baseline-mshr16"))      # launch, policy, cpi
+    w48 = load_hardware("gpumech-baseline-w48")               # occupancy changes: collect again
+    ev.predict(w48, collected=ev.collect(w48, sampling=Sampling()))
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ..sim.hardware import occupancy
+from ..sim.hardware import TIMING_FIELDS, occupancy
 from ..sim.static import global_bb_ids, kernel_tables
 from ..sim.trace_reader import LaunchTrace, TraceDir
 from .analysis import collected_from_frame, contention_setup
@@ -48,9 +50,16 @@ class Reevaluation:
         configurations predicted must share the analysed one's
         :func:`.analysis.collection_key` (the caller checks; see
         :meth:`predict`).
+    hw : dict, optional
+        The configuration the analysis ran on, and ``pacing`` its
+        ``gpumech.collector_pacing``.  When given, :meth:`collect` takes the
+        analysis's counts for the launches whose collection it knows would
+        be the same (:meth:`unchanged_launches`) instead of collecting them.
     """
 
-    def __init__(self, trace: TraceDir, launches: pd.DataFrame, collected):
+    def __init__(self, trace: TraceDir, launches: pd.DataFrame, collected, hw: dict | None = None,
+                 pacing: bool = False):
+        self.hw, self.pacing = hw, bool(pacing)
         self.collected = collected_from_frame(collected) if isinstance(collected, pd.DataFrame) else collected
         reps = dict(zip(launches["launch"].astype(int), launches["representative"].astype(int)))
         self.trace = trace
@@ -84,13 +93,60 @@ class Reevaluation:
         walks every warp instruction of every launch, so it costs about as
         much as a simulation; with a :class:`.sampled.Sampling` it runs
         only TBPoint's sample of launches and epochs (:mod:`.sampled`).
-        ``pacing``: ``gpumech.collector_pacing``."""
+        ``pacing``: ``gpumech.collector_pacing``.
+
+        The launches that :meth:`unchanged_launches` finds take the
+        analysis's counts.  Up to the first changed launch that is exactly
+        what collecting them would give, so when every launch is unchanged
+        nothing is collected.  Without ``sampling`` a partly unchanged trace
+        is collected whole, since the changed launches need the caches the
+        earlier ones leave.  With ``sampling`` every unchanged launch keeps
+        the analysis's counts and the rest are sampled as usual (the first
+        part collected after a known launch is warmed as any other,
+        :mod:`.sampled`); after a changed launch this is an approximation
+        (*ours*): an unchanged launch's caches start as the analysed
+        configuration's launches left them, not as the changed ones do."""
         policy = policy or hw["scheduler"]
+        same = self.unchanged_launches(hw, pacing)
+        known = {int(L["launch"]): self.collected[(int(L["launch"]), policy)]
+                 for L, ok in zip(self.launches, same) if ok}
+        if all(same):
+            return {(lid, policy): c for lid, c in known.items()}
         static = self._static(hw)
         totals = {int(L["launch"]): self.collected[(int(L["launch"]), policy)].totals for L in self.launches}
         the_plan = sampled.full_plan(self.trace) if sampling is None else sampled.plan(self.trace, hw, sampling)
         return sampled.collect(self.trace, hw, policy, static, the_plan, totals, sampling or Sampling(),
-                               pacing)[0]
+                               pacing, known={} if sampling is None else known)[0]
+
+    def unchanged_launches(self, hw: dict, pacing: bool = False) -> list[bool]:
+        """Per launch, in order: whether the scheduler-ordered collector,
+        given the caches the launches before it leave, counts on ``hw``
+        exactly what it counted on the analysed configuration (ours).  So
+        it does when the two configurations differ in their SM limits alone
+        (the resident warps, blocks, threads, registers and shared memory:
+        what decides occupancy), the collector's pacing is the analysis's,
+        and the launch's blocks all fit in the first wave on both
+        (``n_blocks <= cores x`` the smaller SM occupancy): each block then
+        goes to the same core and slot at the launch's start on both and no
+        block follows, and empty slots are never picked by either
+        scheduler, so the issue order and every count are the same.  Graph
+        frontiers, wavefronts and small per-iteration launches are often
+        such launches.  All False without the analysed configuration."""
+        n = len(self.launches)
+        if self.hw is None or bool(pacing) != self.pacing:
+            return [False] * n
+
+        def rest(h: dict) -> dict:
+            return {k: h[k] for k in TIMING_FIELDS if k in h and k not in ("name", "scheduler", "sm_limits")}
+
+        if rest(self.hw) != rest(hw):
+            return [False] * n
+        out = []
+        for L in self.launches:
+            args = (int(L["threads_per_block"]), int(L["regs_per_thread"]), int(L["shared_bytes"]))
+            occ = min(occupancy(self.hw, *args)["sm_occupancy"], occupancy(hw, *args)["sm_occupancy"])
+            out.append(int(L["n_blocks"]) <= hw["cores"] * occ)
+        return out
 
     def predict(self, hw: dict, policy: str | None = None, sync: dict | None = None,
                 collected: dict | None = None) -> pd.DataFrame:

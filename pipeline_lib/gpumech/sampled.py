@@ -187,7 +187,7 @@ def plan(trace, hw: dict, sampling: Sampling = Sampling()) -> Plan:
 
 
 def collect(trace, hw: dict, policy: str, static: dict, the_plan: Plan, totals: dict,
-            sampling: Sampling = Sampling(), pacing: bool = False) -> tuple[dict, float]:
+            sampling: Sampling = Sampling(), pacing: bool = False, known: dict | None = None) -> tuple[dict, float]:
     """(launch, policy) -> :class:`.analysis.Collected` for every launch of
     ``trace`` from the collector of ``policy`` run on ``the_plan``'s
     representative launches, warmed before every part that does not follow
@@ -195,7 +195,11 @@ def collect(trace, hw: dict, policy: str, static: dict, the_plan: Plan, totals: 
     TBPoint's warming rule stops it; and the share of the workload's warp
     instructions the collector ran (warming included).  ``static``: the
     engine's per-PC tables per kernel; ``totals``: launch ->
-    :func:`.analysis.trace_totals`; ``pacing``: ``gpumech.collector_pacing``."""
+    :func:`.analysis.trace_totals`; ``pacing``: ``gpumech.collector_pacing``;
+    ``known``: launch -> :class:`.analysis.Collected` of launches whose
+    counts are known already (:meth:`.reevaluate.Reevaluation.collect`):
+    they are not collected, and stand for their clusters as a collected
+    representative would."""
     col = ScheduledCollector(hw, policy, pacing)
     rows = {int(r["launch"]): r for r in trace.launches.to_dict("records")}
     warming = _Warming(trace, hw, rows)
@@ -212,8 +216,14 @@ def collect(trace, hw: dict, policy: str, static: dict, the_plan: Plan, totals: 
         return [c.astype(float), col.slice_requests.astype(float), col.channel_transfers.astype(float),
                 float(col.in_step_issues), float(col.issued)]
 
+    known = known or {}
     rep_got = {}
     for lid in sorted(the_plan.parts):
+        if lid in known:                         # known counts: nothing to collect
+            c, w = known[lid], float(the_plan.warp_instrs[lid])
+            rep_got[lid] = [c.counts.astype(float), c.slice_requests.astype(float),
+                            c.channel_transfers.astype(float), c.in_step * w, w]
+            continue
         parts = the_plan.parts[lid]
         if any(p.epochs is not None for p in parts):
             for wl, wb in warming.before(lid, parts[0].blocks):
@@ -230,8 +240,10 @@ def collect(trace, hw: dict, policy: str, static: dict, the_plan: Plan, totals: 
             for i in range(5):
                 acc[i] = acc[i] + g[i]
         rep_got[lid] = acc
-    out = {}
+    out = {(lid, policy): c for lid, c in known.items()}
     for lid, rep in the_plan.representative.items():
+        if lid in known:
+            continue
         c, sl, ch, step, issued = rep_got[rep][:5]
         scale = the_plan.warp_instrs[lid] / the_plan.warp_instrs[rep] if the_plan.warp_instrs[rep] else 1.0
         out[(lid, policy)] = Collected(np.rint(c * scale).astype(np.int64), np.rint(sl * scale).astype(np.int64),
