@@ -295,8 +295,12 @@ def _launch_with_regions(col, trace, hw: dict, row: dict, static: dict, parts: l
     and counted whole; a region runs epoch by epoch (TBPoint's sampling
     unit here: what the collector counts between the placing of one epoch's
     last block and the next's) until ``s.warming_rule``
-    (:func:`..tbpoint.warming.region_ipc`) says its units have settled.
-    Units are taken only once the region's requests have reached the L2's
+    (:func:`..tbpoint.warming.region_ipc`) says its units have settled
+    and the units the settled values rest on have sent at least the L2's
+    capacity in requests to it, so that they have seen how the L2 serves
+    reuse up to its size (four units of conv2d's second kernel alike, each
+    missing every L2 request, had settled at once, where the launch misses
+    67-100% of them by turns).  Units are taken only once the region's requests have reached the L2's
     capacity in lines (the bound of :class:`_Warming`): before that the L2
     may still serve what earlier launches or parts left in it, a transient
     that can look settled (conv2d's second kernel hits in the L2 in its
@@ -369,7 +373,8 @@ def _launch_with_regions(col, trace, hw: dict, row: dict, static: dict, parts: l
                 continue
             got.append(g)
             units.append(_unit_watch(g[0], hw, int(g[4]), int(g[3])))
-            if e + 1 < len(part.epochs) and _settled(s.warming_rule, units, s.warming_tolerance):
+            if e + 1 < len(part.epochs) and _settled(s.warming_rule, units, s.warming_tolerance) and sum(
+                    int(x[0][:, PC_L2_ACC].sum()) for x in got[_cut(s.warming_rule, units):]) >= warming.capacity:
                 break
         else:
             for g in got:
