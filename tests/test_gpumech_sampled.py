@@ -248,3 +248,17 @@ def test_known_launches_are_not_collected_and_stand_for_their_cluster(tmp_path):
                for i in (0, 2))
     got, share = sampled.collect(tr, hw, "rr", static, plan, totals, known={0: ev.collected[(0, "rr")]})
     assert share > 0 and got[(0, "rr")] is ev.collected[(0, "rr")]
+
+
+def test_a_region_settles_once_its_units_have_sent_the_l2_its_capacity():
+    """Alike units settle TBPoint's rule at once; the region still runs on
+    until the units the value rests on have sent the L2 its capacity in
+    requests (reuse up to the L2's size seen)."""
+    from pipeline_lib.gpumech.collector import PC_L2_ACC, PC_N
+    counts = np.zeros((1, PC_N))
+    counts[0, PC_L2_ACC] = 100
+    units = [(10.0, 2.0)] * 3
+    s = Sampling(regions=True)
+    assert not sampled._region_settled(s, units, [counts] * 3, 301)
+    assert sampled._region_settled(s, units, [counts] * 3, 300)
+    assert not sampled._region_settled(s, [(10.0, 2.0), (14.0, 2.0), (10.0, 2.0)], [counts] * 3, 1)

@@ -278,6 +278,15 @@ def _settled(rule: str, units: list, tolerance: float) -> bool:
     return all(region_ipc(rule, u[:, i], tolerance) is not None for i in range(u.shape[1]))
 
 
+def _region_settled(s: Sampling, units: list, counts: list, capacity: int) -> bool:
+    """Whether a region's units (:func:`_unit_watch` of each, and each
+    one's per-PC ``counts``) have settled: both statistics under TBPoint's
+    warming rule, and the units the settled values rest on have sent the
+    L2 at least its ``capacity`` in requests (:func:`_launch_with_regions`)."""
+    return _settled(s.warming_rule, units, s.warming_tolerance) and sum(
+        int(c[:, PC_L2_ACC].sum()) for c in counts[_cut(s.warming_rule, units):]) >= capacity
+
+
 def _cut(rule: str, units: list) -> int:
     """The first unit the settled values rest on: the later of MSER's cuts
     of the two statistics (ours), or the last unit (the seed's rule)."""
@@ -373,8 +382,7 @@ def _launch_with_regions(col, trace, hw: dict, row: dict, static: dict, parts: l
                 continue
             got.append(g)
             units.append(_unit_watch(g[0], hw, int(g[4]), int(g[3])))
-            if e + 1 < len(part.epochs) and _settled(s.warming_rule, units, s.warming_tolerance) and sum(
-                    int(x[0][:, PC_L2_ACC].sum()) for x in got[_cut(s.warming_rule, units):]) >= warming.capacity:
+            if e + 1 < len(part.epochs) and _region_settled(s, units, [x[0] for x in got], warming.capacity):
                 break
         else:
             for g in got:
