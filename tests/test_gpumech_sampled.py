@@ -102,7 +102,7 @@ def test_regions_are_split_from_the_blocks_outside_them():
     blocks = pd.DataFrame({"block": np.arange(18), "warp_instrs": instrs, "mem_requests": mem})
     parts = launch_parts(blocks, 2, Sampling(regions=True))
     assert [p.epochs is None for p in parts] == [False, True]
-    assert len(parts[0].epochs) == 8 and parts[0].epoch_instrs.tolist() == [200] * 8
+    assert len(parts[0].epochs) == 8 and [e.tolist() for e in parts[0].epochs[:2]] == [[0, 1], [2, 3]]
     assert parts[1].blocks.tolist() == [16, 17]
     assert isinstance(parts[1], Part)
 

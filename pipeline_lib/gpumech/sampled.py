@@ -35,11 +35,12 @@ does not follow the last one run, the blocks just before it run with their
 counts dropped, until their requests fill the L2 (:class:`_Warming`).
 
 Why regions are off by default: on a few workloads the units settle while
-a slower drift of the DRAM rows and write-backs goes on (over the medium
-suite's three warp-count variants, ``transpose``'s per-launch CPI moves
-29.7% from the full collection's against 21.1% with launches alone,
-``conv2d``'s 12.7%; elsewhere at most 5.5%), for a 3.5x speed-up against
-2.7x (docs/gpumech.md, "Re-evaluation").  Between launches nothing of this
+what bounds the model's CPI still drifts (over the medium suite's three
+warp-count variants, ``transpose``'s per-launch CPI moves 29.7% from the
+full collection's against 21.1% with launches alone, its DRAM transfers
+falling while the watched cycles stay flat; ``kmeans``'s and
+``backprop``'s 5.5%; elsewhere at most 3.3%), for a 4.5x speed-up against
+3.2x (docs/gpumech.md, "Re-evaluation").  Between launches nothing of this
 arises: a representative runs whole, as in the full collection.
 
 Parameters are TBPoint's (``tbpoint.*`` in the configuration, the
@@ -99,12 +100,11 @@ class Sampling:
 
 @dataclass
 class Part:
-    """Blocks of one launch that the collector runs in one go (``epochs``
-    None), or a homogeneous region given as its epochs' block ids and warp
-    instructions, run epoch by epoch until it has warmed."""
+    """Blocks of one launch that the collector counts whole (``epochs``
+    None), or a homogeneous region given as its epochs' block ids, counted
+    epoch by epoch until it has warmed."""
     blocks: np.ndarray
     epochs: list[np.ndarray] | None = None
-    epoch_instrs: np.ndarray | None = None
 
 
 @dataclass
@@ -123,7 +123,6 @@ def launch_parts(blocks, epoch_size: int, s: Sampling) -> list[Part]:
     region = RegionFinder(s.intra_sigma, s.max_variation, s.min_region_epochs).fit(ep).epochs_["region"].to_numpy()
     b = blocks.sort_values("block")
     ids = b["block"].to_numpy(np.int64)
-    instrs = b["warp_instrs"].to_numpy(np.int64)
     cut = [slice(i * epoch_size, min((i + 1) * epoch_size, len(ids))) for i in range(len(region))]
     parts: list[Part] = []
     full: list[np.ndarray] = []
@@ -138,8 +137,7 @@ def launch_parts(blocks, epoch_size: int, s: Sampling) -> list[Part]:
             if full:
                 parts.append(Part(np.concatenate(full)))
                 full = []
-            parts.append(Part(ids[cut[i].start:cut[j].stop], [ids[cut[k]] for k in range(i, j + 1)],
-                              np.array([instrs[cut[k]].sum() for k in range(i, j + 1)], np.int64)))
+            parts.append(Part(ids[cut[i].start:cut[j].stop], [ids[cut[k]] for k in range(i, j + 1)]))
         i = j + 1
     if full:
         parts.append(Part(np.concatenate(full)))
