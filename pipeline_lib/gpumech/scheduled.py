@@ -430,7 +430,7 @@ class ScheduledCollector(CacheCollector):
         order = np.arange(n_blocks, dtype=np.int64) if blocks is None else np.asarray(blocks, np.int64)
         if len(order) and (order.min() < 0 or order.max() >= n_blocks):
             raise ValueError(f"block ids must lie in [0, {n_blocks}), got {order.min()}..{order.max()}")
-        return LaunchRun(self, trace, P, n_blocks, warps_per_block, sm_occupancy, order)
+        return LaunchRun(self, trace, P, warps_per_block, sm_occupancy, order)
 
 
 class LaunchRun:
@@ -445,12 +445,10 @@ class LaunchRun:
     and starts a new first wave at every pause changes which blocks share
     a core's L1 (docs/gpumech.md, "Re-evaluation")."""
 
-    def __init__(self, col: ScheduledCollector, trace, P, n_blocks: int, warps_per_block: int, sm_occupancy: int,
-                 order: np.ndarray):
+    def __init__(self, col: ScheduledCollector, trace, P, warps_per_block: int, sm_occupancy: int, order: np.ndarray):
         self.col, self.trace = col, trace
         self.P = np.ascontiguousarray(P, np.int64)
         self.order = order.copy()
-        self.n_blocks = n_blocks
         self.out = np.zeros((len(P), PC_N), np.int64)
         col.slice_requests = np.zeros(col.slices, np.int64)
         col.channel_transfers = np.zeros(len(col.channel_transfers), np.int64)
