@@ -19,7 +19,7 @@ variant:
   (``collect(variant, sampling=Sampling())``, :mod:`pipeline_lib.gpumech.sampled`);
   with ``--regions`` a third way, on TBPoint's homogeneous regions within
   those launches as well (``Sampling(regions=True)``).  Each way takes the
-  analysis's counts for the leading launches whose collection would not
+  analysis's counts for the launches whose collection would not
   change (:meth:`Reevaluation.unchanged_launches`: the same placement on
   both configurations);
 - *simulation*: the detailed simulator on the variant, with the trace's

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..sim.hardware import TIMING_FIELDS, occupancy
+from ..sim.hardware import TIMING_FIELDS, hardware_slice, occupancy
 from ..sim.static import global_bb_ids, kernel_tables
 from ..sim.trace_reader import LaunchTrace, TraceDir
 from .analysis import collected_from_frame, contention_setup
@@ -136,10 +136,8 @@ class Reevaluation:
         if self.hw is None or bool(pacing) != self.pacing:
             return [False] * n
 
-        def rest(h: dict) -> dict:
-            return {k: h[k] for k in TIMING_FIELDS if k in h and k not in ("name", "scheduler", "sm_limits")}
-
-        if rest(self.hw) != rest(hw):
+        fields = [f for f in TIMING_FIELDS if f not in ("name", "scheduler", "sm_limits")]
+        if hardware_slice(self.hw, fields) != hardware_slice(hw, fields):
             return [False] * n
         out = []
         for L in self.launches:

@@ -215,7 +215,7 @@ def collect(trace, hw: dict, policy: str, static: dict, the_plan: Plan, totals: 
                 float(col.in_step_issues), float(col.issued)]
 
     known = known or {}
-    rep_got = {}
+    rep_got = {}                                 # representative -> its counts (:func:`_no_counts`'s layout)
     for lid in sorted(the_plan.parts):
         if lid in known:                         # known counts: nothing to collect
             c, w = known[lid], float(the_plan.warp_instrs[lid])
@@ -226,11 +226,10 @@ def collect(trace, hw: dict, policy: str, static: dict, the_plan: Plan, totals: 
         if any(p.epochs is not None for p in parts):
             for wl, wb in warming.before(lid, parts[0].blocks):
                 run(wl, wb)                      # counts dropped: only the caches' state matters
-            rep_got[lid] = _launch_with_regions(col, trace, hw, rows[lid], static, parts, warming, sampling)
-            ran_instrs += rep_got[lid][5]
+            rep_got[lid], ran = _launch_with_regions(col, trace, hw, rows[lid], static, parts, warming, sampling)
+            ran_instrs += ran
             continue
-        acc = [np.zeros((len(static[rows[lid]["kernel"]]), PC_N)), np.zeros(col.slices),
-               np.zeros(len(col.channel_transfers)), 0.0, 0.0]
+        acc = _no_counts(len(static[rows[lid]["kernel"]]), col)
         for part in parts:
             for wl, wb in warming.before(lid, part.blocks):
                 run(wl, wb)                      # counts dropped: only the caches' state matters
@@ -242,7 +241,7 @@ def collect(trace, hw: dict, policy: str, static: dict, the_plan: Plan, totals: 
     for lid, rep in the_plan.representative.items():
         if lid in known:
             continue
-        c, sl, ch, step, issued = rep_got[rep][:5]
+        c, sl, ch, step, issued = rep_got[rep]
         scale = the_plan.warp_instrs[lid] / the_plan.warp_instrs[rep] if the_plan.warp_instrs[rep] else 1.0
         out[(lid, policy)] = Collected(np.rint(c * scale).astype(np.int64), np.rint(sl * scale).astype(np.int64),
                                        np.rint(ch * scale).astype(np.int64), step / issued if issued else 0.0,
@@ -269,20 +268,20 @@ def _unit_watch(counts: np.ndarray, hw: dict, issued: int, in_step: int) -> tupl
     return cycles / n, n / max(n - in_step, 1)
 
 
-def _settled(rule: str, units: list, tolerance: float) -> bool:
-    """Whether both statistics a unit is watched by (:func:`_unit_watch`)
-    have settled under TBPoint's warming ``rule``."""
-    u = np.asarray(units, float)
-    return all(region_ipc(rule, u[:, i], tolerance) is not None for i in range(u.shape[1]))
-
-
 def _region_settled(s: Sampling, units: list, counts: list, capacity: int) -> bool:
     """Whether a region's units (:func:`_unit_watch` of each, and each
     one's per-PC ``counts``) have settled: both statistics under TBPoint's
     warming rule, and the units the settled values rest on have sent the
     L2 at least its ``capacity`` in requests (:func:`_launch_with_regions`)."""
-    return _settled(s.warming_rule, units, s.warming_tolerance) and sum(
-        int(c[:, PC_L2_ACC].sum()) for c in counts[_cut(s.warming_rule, units):]) >= capacity
+    u = np.asarray(units, float)
+    return all(region_ipc(s.warming_rule, u[:, i], s.warming_tolerance) is not None for i in range(u.shape[1])) \
+        and sum(int(c[:, PC_L2_ACC].sum()) for c in counts[_cut(s.warming_rule, units):]) >= capacity
+
+
+def _no_counts(n_pcs: int, col) -> list:
+    """An empty accumulator of a collection's counts: per-PC counters,
+    slice requests, channel transfers, in-step issues, issued."""
+    return [np.zeros((n_pcs, PC_N)), np.zeros(col.slices), np.zeros(len(col.channel_transfers)), 0.0, 0.0]
 
 
 def _cut(rule: str, units: list) -> int:
@@ -307,11 +306,12 @@ def _launch_with_regions(col, trace, hw: dict, row: dict, static: dict, parts: l
     capacity in requests to it, so that they have seen how the L2 serves
     reuse up to its size (four units of conv2d's second kernel alike, each
     missing every L2 request, had settled at once, where the launch misses
-    67-100% of them by turns).  Units are taken only once the region's requests have reached the L2's
-    capacity in lines (the bound of :class:`_Warming`): before that the L2
-    may still serve what earlier launches or parts left in it, a transient
-    that can look settled (conv2d's second kernel hits in the L2 in its
-    first three epochs and misses 75% of its L2 requests over the launch).
+    67-100% of them by turns).  Units are taken only once the region's
+    requests have reached the L2's capacity in lines (the bound of
+    :class:`_Warming`): before that the L2 may still serve what earlier
+    launches or parts left in it, a transient that can look settled
+    (conv2d's second kernel hits in the L2 in its first three epochs and
+    misses 75% of its L2 requests over the launch).
     The rest of the region is then skipped -- dropped from the dispatch
     order, so that the freed slots take the next blocks kept, as TBPoint's
     sampled simulation does -- except, when another part follows, its last
@@ -320,12 +320,12 @@ def _launch_with_regions(col, trace, hw: dict, row: dict, static: dict, parts: l
     The units the rule's value rests on (MSER's tail for ``confidence``,
     the last one for the seed's rule) stand for the instructions skipped
     and dropped as well, in proportion to their own.  Returns the
-    launch's weighted counts (per-PC counters, slice requests, channel
-    transfers, in-step issues, issued) and the warp instructions the
-    collector ran.
+    launch's weighted counts (:func:`_no_counts`'s layout) and the warp
+    instructions the collector ran.
 
     Deviation from TBPoint: the rule watches each unit's memory cycles per
-    warp instruction (:func:`_unit_watch`), not an IPC.  The collector's
+    warp instruction and its in-step group size (:func:`_unit_watch`), not
+    an IPC.  The collector's
     own IPC has no queueing in it and can stay flat while what the model
     reads moves: in cfd's time-step kernel the L2 miss rate rises from 0.53
     to 0.69 over the first three epochs (the flux kernel's data leaving the
@@ -337,8 +337,7 @@ def _launch_with_regions(col, trace, hw: dict, row: dict, static: dict, parts: l
     order = np.concatenate([p.blocks for p in parts])
     launch = col.start(trace.launch_trace(lid), static[row["kernel"]], int(row["n_blocks"]),
                        int(row["warps_per_block"]), occ["sm_occupancy"], blocks=order)
-    acc = [np.zeros((len(static[row["kernel"]]), PC_N)), np.zeros(col.slices), np.zeros(len(col.channel_transfers)),
-           0.0, 0.0]
+    acc = _no_counts(len(static[row["kernel"]]), col)
     prev = launch.counts()
 
     def take():
@@ -399,7 +398,7 @@ def _launch_with_regions(col, trace, hw: dict, row: dict, static: dict, parts: l
     else:
         add(last)
     warming.ran(lid, launch.order[-1:])
-    return acc + [launch.counts()[4]]
+    return acc, launch.counts()[4]
 
 
 class _Warming:
