@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/numba_profile.py simulator results/traces/kmeans [--hw gpumech-baseline]
     .venv/bin/python benchmarks/numba_profile.py emulator cfd [--size medium]
+    .venv/bin/python benchmarks/numba_profile.py collector results/traces/spmv-vector [--hw gpumech-baseline-w16]
 
 Numba's machine code has no symbols that ``perf`` can read, so this script
 runs itself again under ``perf record -e cpu-clock`` (a software clock: no
@@ -61,6 +62,21 @@ def child(args, out: Path) -> None:
         _dump_library(engine.run, out)
         t0 = time.perf_counter()
         Simulator(hw, TraceDir(args.target)).run()
+    elif args.engine == "collector":     # GPUMech's scheduler-ordered collector, collecting again in full
+        from pipeline_lib.gpumech import scheduled
+        from pipeline_lib.gpumech.analysis import GPUMech, warm_up
+        from pipeline_lib.gpumech.reevaluate import Reevaluation
+        from pipeline_lib.sim import load_hardware
+        from pipeline_lib.sim.trace_reader import TraceDir
+
+        hw = load_hardware(args.hw)
+        warm_up(hw)
+        _dump_library(scheduled._launch_scheduled, out)
+        trace = TraceDir(args.target)
+        base = GPUMech(hw).run(trace)
+        ev = Reevaluation(trace, base["launches"], base["collected"], hw=hw)
+        t0 = time.perf_counter()
+        ev.collect(hw)
     else:
         from pipeline_lib.ptx import Device, emulator
         from pipeline_lib.workloads import get
@@ -144,9 +160,9 @@ def report(out: Path, top: int) -> None:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("engine", choices=["simulator", "emulator"])
-    ap.add_argument("target", help="simulator: a trace directory; emulator: a benchmark name")
-    ap.add_argument("--hw", default="gpumech-baseline", help="simulator: hardware configuration")
+    ap.add_argument("engine", choices=["simulator", "emulator", "collector"])
+    ap.add_argument("target", help="simulator, collector: a trace directory; emulator: a benchmark name")
+    ap.add_argument("--hw", default="gpumech-baseline", help="simulator, collector: hardware configuration")
     ap.add_argument("--size", default="medium", help="emulator: input size")
     ap.add_argument("--top", type=int, default=30, help="source lines to list")
     args = ap.parse_args()
@@ -155,7 +171,7 @@ def main():
     for tool in ("perf", "nm", "objdump"):
         if shutil.which(tool) is None:
             sys.exit(f"numba_profile: `{tool}` is not installed (Debian: linux-perf, binutils)")
-    if args.engine == "simulator" and not (Path(args.target) / "launches.parquet").exists():
+    if args.engine != "emulator" and not (Path(args.target) / "launches.parquet").exists():
         sys.exit(f"numba_profile: {args.target} is not a trace directory (no launches.parquet)")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)

@@ -224,3 +224,20 @@ def test_unsupported_instructions_are_named_and_the_module_still_loads(kernel, l
     out = dev.zeros(40, np.float32)
     dev.launch(mod, "supported", (2,), (32,), [out, 40])
     assert np.array_equal(dev.from_device(out, np.float32, 40), 2.0 * np.arange(40, dtype=np.float32))
+
+
+def test_full_warp_store_past_a_partly_allocated_line_faults_at_its_last_lane():
+    """A full warp storing consecutive words takes the coalesced path of
+    the emulator's fast memory access; when its span ends one word past an
+    allocation, inside a line allocated in part, the fault must still name
+    the first lane out of bounds, after the lanes before it have stored."""
+    from pipeline_lib.ptx import isa
+
+    dev = Device(heap_bytes=4096)
+    first = dev.malloc(31 * 4)
+    body = " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r1;"
+    mod = dev.load_module(_kernel(body), source="span.ptx")
+    with pytest.raises(EmulationError, match=r"out-of-bounds .* warp 0, lane 31"):
+        dev.launch(mod, "k", (1,), (32,), [first, 32])
+    assert list(dev.from_device(first, np.int32, 31)) == list(range(31))
+    assert isa.GLOBAL_BASE <= first
