@@ -94,6 +94,31 @@ def test_gto_issues_the_oldest_warp_greedily(one_core):
     assert misses == {"rr": 8, "gto": 4}
 
 
+def test_gto_takes_the_oldest_warp_whatever_slot_it_holds(one_core):
+    """Dispatched in the order block 1, block 0, the younger block holds
+    slot 0.  In a one-line L1, block 0 (loads X, X) and block 1 (loads Y,
+    X): greedy-then-oldest must run block 0 first (X misses, X waits for
+    its fill, Y misses and evicts X, X misses again: 3 misses); taking
+    slot 0 first would give 2."""
+    import copy
+
+    import pandas as pd
+
+    from pipeline_lib.gpumech.collector import PC_L1_MISS
+    from pipeline_lib.gpumech.scheduled import ScheduledCollector
+    from pipeline_lib.sim.static import kernel_static
+    hw = copy.deepcopy(one_core)
+    hw["l1"].update(size_bytes=128, assoc=1)
+    instr = pd.DataFrame({"kernel": "k", "pc": [0, 1, 2], "bb": 0, "opclass": ["load", "load", "exit"],
+                          "src_regs": [[], [], []], "dst_regs": [[0], [1], []]})
+    P = kernel_static(instr, hw, 0, 2)
+    x, y = 0, 128 * 64
+    warps = [[(0, 1, [x]), (1, 1, [x]), (2, 0, [])], [(0, 1, [y]), (1, 1, [x]), (2, 0, [])]]
+    for order in ([0, 1], [1, 0]):
+        c = ScheduledCollector(hw, "gto").run(_trace(warps), P, 2, 1, 2, blocks=np.array(order))
+        assert c[:, PC_L1_MISS].sum() == 3, order
+
+
 @pytest.fixture
 def one_core():
     from pipeline_lib.sim import load_hardware

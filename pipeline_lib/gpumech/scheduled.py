@@ -71,8 +71,10 @@ Q_BURST, Q_SLICE0 = 0, 1
 (G_BLOCKS, G_WPB, G_OCC, G_CORES, G_L1_SETS, G_L1_WAYS, G_L2_SETS, G_L2_WAYS, G_SLICES, G_STAMP, G_CLOCK,
  G_NEXT, G_ISSUED, G_IN_STEP, G_STOP, G_STARTED, G_END, G_N) = range(18)
 # per warp slot WS[core, slot, ...]: trace position and end, the cycle its next instruction's sources are
-# ready (INF: no warp, finished or at a barrier), the unit that instruction needs (-1: none), age, at bar.sync
-WS_POS, WS_END, WS_READY, WS_NEEDS, WS_AGE, WS_BAR, WS_N = range(7)
+# ready (INF: no warp, finished or at a barrier), the unit that instruction needs (-1: none), age, at bar.sync;
+# WS[core, i, WS_BYAGE] is the core's slot of the i-th smallest (age, slot), so that the greedy scheduler
+# finds its oldest ready warp by a scan that stops at the first
+WS_POS, WS_END, WS_READY, WS_NEEDS, WS_AGE, WS_BAR, WS_BYAGE, WS_N = range(8)
 # per block slot BS[core, slot, ...]: warps not finished, warps waiting at bar.sync
 BS_LIVE, BS_ARRIVED, BS_N = range(3)
 # per core CS[core, ...]: clock, last warp slot issued, cycle the load/store unit and the shared-memory pipe
@@ -332,6 +334,15 @@ def _place(s, j, t, G, order, warp_off, WS, BS, t_pc, t_space, t_nreq, P, regrea
         else:
             WS[s, w, WS_READY] = INF
             WS[s, w, WS_NEEDS] = -1
+    nslot = WS.shape[1]                                # the age order again (insertion: nearly sorted)
+    for i in range(1, nslot):
+        x = WS[s, i, WS_BYAGE]
+        k = i - 1
+        while k >= 0 and (WS[s, WS[s, k, WS_BYAGE], WS_AGE] > WS[s, x, WS_AGE] or (
+                WS[s, WS[s, k, WS_BYAGE], WS_AGE] == WS[s, x, WS_AGE] and WS[s, k, WS_BYAGE] > x)):
+            WS[s, k + 1, WS_BYAGE] = WS[s, k, WS_BYAGE]
+            k -= 1
+        WS[s, k + 1, WS_BYAGE] = x
 
 
 @njit(cache=True, _nrt=False)
@@ -354,12 +365,11 @@ def _pick(s, t, last, nslot, WS, CS, gto):
         if last >= 0 and WS[s, last, WS_READY] <= t and (WS[s, last, WS_NEEDS] < 0 or
                                                          CS[s, WS[s, last, WS_NEEDS]] <= t):
             return last
-        cand = -1
-        for w in range(nslot):
-            if WS[s, w, WS_READY] <= t and (WS[s, w, WS_NEEDS] < 0 or CS[s, WS[s, w, WS_NEEDS]] <= t) and (
-                    cand < 0 or WS[s, w, WS_AGE] < WS[s, cand, WS_AGE]):
-                cand = w
-        return cand
+        for i in range(nslot):          # live warps have distinct ages; the others are never ready
+            w = WS[s, i, WS_BYAGE]
+            if WS[s, w, WS_READY] <= t and (WS[s, w, WS_NEEDS] < 0 or CS[s, WS[s, w, WS_NEEDS]] <= t):
+                return w
+        return -1
     for k in range(nslot):
         w = last + 1 + k
         if w >= nslot:
@@ -462,6 +472,7 @@ class LaunchRun:
         self.G = G
         self.WS = np.zeros((cores, max(nslot, 1), WS_N), np.int64)
         self.WS[:, :, WS_READY], self.WS[:, :, WS_NEEDS] = INF, -1
+        self.WS[:, :, WS_BYAGE] = np.arange(self.WS.shape[1])
         self.CS = np.full((cores, CS_N), col.clock, np.int64)
         self.CS[:, CS_LAST] = self.CS[:, CS_LASTPC] = -1
         self.BS = np.zeros((cores, max(sm_occupancy, 1), BS_N), np.int64)
