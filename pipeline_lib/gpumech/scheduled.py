@@ -51,7 +51,7 @@ import numpy as np
 from numba import njit
 
 from ..sim import static as S
-from ..sim.engine import l2_slice
+from ..sim.engine import heap_replace_min, l2_slice
 from ..sim.hardware import dram_burst_cycles, l2_service_cycles
 from .collector import (D_L2_HASH, L1_EV, L1_FILL, L1_LRU, PC_EV_L1, PC_EXECS, PC_L1_ACC, PC_L1_MISS, PC_N, PC_PENDING, PC_REQS,
                         PC_ROW_MISS,
@@ -120,7 +120,8 @@ def _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st, L2tag,
                slice_hist, chan_hist, Q):
     """Feed one global/local memory instruction issued at ``t`` to the
     caches, as the simulator's load/store unit sends it: one line per cycle,
-    an L1 miss waiting for a free MSHR (``mshr[s]``: release cycles).
+    an L1 miss waiting for a free MSHR (``mshr[s]``: release cycles, a
+    min-heap, as the simulator keeps them).
     Returns (cycle its result is ready, cycle the unit frees)."""
     l1_sets, l1_ways, l2_sets, l2_ways, slices = G[G_L1_SETS], G[G_L1_WAYS], G[G_L2_SETS], G[G_L2_WAYS], G[G_SLICES]
     stamp = G[G_STAMP]
@@ -145,19 +146,15 @@ def _mem_issue(s, r, pc, kd, t, t_loff, t_lines, L, G, mshr, L1tag, L1st, L2tag,
                     ready = max(L1st[L1_FILL, s, hit], lsu + 1)
             else:
                 out[pc, PC_L1_MISS] += 1
-                m = 0
-                for i in range(1, mshr.shape[1]):
-                    if mshr[s, i] < mshr[s, m]:
-                        m = i
-                if mshr[s, m] > lsu:                 # every MSHR is busy: the unit waits
-                    lsu = mshr[s, m]
+                if mshr[s, 0] > lsu:                 # every MSHR is busy: the unit waits
+                    lsu = mshr[s, 0]                 # (the one that frees first: the root of a min-heap)
                 rows = out[pc, PC_ROW_MISS]
                 ev = _l2_access(line, 0, L2tag, L2lru, L2dirty, l2_sets, l2_ways, slices, stamp, out, pc, D,
                                 bank_row, slice_hist, chan_hist)
                 ready = lsu + _beyond_l1(ev, out[pc, PC_ROW_MISS] - rows, L)
                 if L[LT_PACE] == 1:
                     ready += _paced(line, lsu, slices, D[D_L2_HASH], L, Q, chan_hist)
-                mshr[s, m] = ready
+                heap_replace_min(mshr, s, mshr.shape[1], ready)
                 L1tag[s, victim] = line
                 L1st[L1_LRU, s, victim] = stamp
                 L1st[L1_FILL, s, victim] = ready
@@ -201,21 +198,38 @@ def _launch_scheduled(warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, order, P
                 while G[G_NEXT] < G[G_BLOCKS] and BS[s, j, BS_LIVE] == 0:
                     _place(s, j, t0, G, order, warp_off, WS, BS, t_pc, t_space, t_nreq, P, regready)
     t_end = G[G_END]
+    s_prev, t_prev = -1, np.int64(0)
     while True:
         if G[G_NEXT] >= G[G_STOP] and G[G_STOP] < G[G_BLOCKS]:
             G[G_END] = t_end
             return 1
-        s = -1                                         # the core with the earliest clock runs
-        t2 = INF                                       # until it passes the next one's
-        for c in range(cores):
-            if s < 0 or CS[c, CS_CLOCK] < CS[s, CS_CLOCK]:
-                if s >= 0 and CS[s, CS_CLOCK] < t2:
-                    t2 = CS[s, CS_CLOCK]
-                s = c
-            elif CS[c, CS_CLOCK] < t2:
-                t2 = CS[c, CS_CLOCK]
+        s = -1                                         # the core with the earliest clock (the lowest on a tie)
+        t2 = INF                                       # runs until it passes the next one's
+        if s_prev >= 0:
+            # Only the core that ran last has moved, and forward; the cores before it were later than
+            # t_prev.  So while cores after it are still at t_prev, the first of them runs next, and
+            # until the next one too only for that cycle: no scan of every core in lock step.
+            for c in range(s_prev + 1, cores):
+                if CS[c, CS_CLOCK] == t_prev:
+                    if s >= 0:
+                        t2 = t_prev
+                        break
+                    s = c
+            if s >= 0 and t2 == INF:
+                for c in range(cores):
+                    if c != s and CS[c, CS_CLOCK] < t2:
+                        t2 = CS[c, CS_CLOCK]
+        if s < 0:
+            for c in range(cores):
+                if s < 0 or CS[c, CS_CLOCK] < CS[s, CS_CLOCK]:
+                    if s >= 0 and CS[s, CS_CLOCK] < t2:
+                        t2 = CS[s, CS_CLOCK]
+                    s = c
+                elif CS[c, CS_CLOCK] < t2:
+                    t2 = CS[c, CS_CLOCK]
         if CS[s, CS_CLOCK] >= INF:
             break
+        s_prev, t_prev = s, CS[s, CS_CLOCK]
         while CS[s, CS_CLOCK] <= t2 and CS[s, CS_CLOCK] < INF:
             t = CS[s, CS_CLOCK]
             issued = 0

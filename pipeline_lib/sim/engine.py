@@ -427,7 +427,7 @@ def warm_launch(n_blocks, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_
 
 
 @njit(cache=True, _nrt=False)
-def _heap_replace_min(h, s, n, val):
+def heap_replace_min(h, s, n, val):
     """Replace the smallest of the min-heap h[s, :n] by ``val`` (O(log n))."""
     i = 0
     while True:
@@ -643,7 +643,7 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
                         lsu = mshr[s, 0]
                         in_cycle = 0
                     rdy = _l2(line, lsu, 0, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, pc)
-                    _heap_replace_min(mshr, s, C[C_MSHR], rdy)
+                    heap_replace_min(mshr, s, C[C_MSHR], rdy)
                     L1[L1_TAG, s, victim] = line
                     L1[L1_LRU, s, victim] = G[G_STAMP]
                     L1[L1_FILL, s, victim] = rdy
