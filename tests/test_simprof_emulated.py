@@ -15,8 +15,9 @@ from conftest import needs_system
 from pipeline_lib.simprof import emulated, units
 
 DATA = Path(__file__).resolve().parent / "data" / "simprof"
-MODEL = {"window": 10_000_000, "line_bytes": 64, "l1_kb": 32, "l1_ways": 8, "l2_kb": 1024, "l2_ways": 16,
-         "base_cpi": 1.0, "l2_latency": 12, "memory_latency": 200}
+MODEL = {"window": 10_000_000, "line_bytes": 64, "l1_kb": 32, "l1_ways": 8, "l1i_kb": 32, "l1i_ways": 8,
+         "l2_kb": 1024, "l2_ways": 16,
+         "predictor_bits": 14, "base_cpi": 1.0, "l2_latency": 12, "memory_latency": 200, "mispredict_penalty": 15}
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +85,37 @@ def test_a_jvms_threads_are_counted_under_their_linux_ids(plugin, tmp_path):
     assert (totals.loc[tids, "instructions"] > 10_000_000).all()
 
 
+def test_the_predictor_learns_a_regular_branch_and_misses_half_of_a_random_one(plugin, tmp_path):
+    """2 M iterations of a loop whose one data-dependent branch alternates
+    (gshare's history learns it) or follows a random bit (a predictor can do
+    no better than chance): about 1 M mispredictions more in the second, and
+    3 conditional jumps an iteration in both."""
+    exe = _native(tmp_path, "branches")
+    n = 2_000_000
+    regular = _totals(_emulate(plugin, tmp_path, [exe, n, 0])[0]).iloc[0]
+    random = _totals(_emulate(plugin, tmp_path, [exe, n, 1])[0]).iloc[0]
+    for t in (regular, random):
+        assert t["branches"] == pytest.approx(3 * n, rel=0.01)
+    assert regular["mispredicts"] < 0.01 * n
+    assert random["mispredicts"] - regular["mispredicts"] == pytest.approx(n / 2, rel=0.05)
+    # without history (1 bit: two counters) the alternating branch is missed too
+    blind = _totals(_emulate(plugin, tmp_path, [exe, n, 0], predictor_bits=1)[0]).iloc[0]
+    assert blind["mispredicts"] > 0.4 * n
+
+
+def test_the_instruction_cache_misses_where_a_cache_of_that_size_must(plugin, tmp_path):
+    """A loop body of about 5 KB of code (77 lines), 1,000 passes: a 32 KB
+    L1-I misses on the first pass only (and on start-up's code), a 1 KB one
+    on every line of every pass; the L2 holds the loop either way."""
+    exe = _native(tmp_path, "bigloop")
+    passes = 1000
+    big = _totals(_emulate(plugin, tmp_path, [exe, passes])[0]).iloc[0]
+    small = _totals(_emulate(plugin, tmp_path, [exe, passes], l1i_kb=1, l1i_ways=1)[0]).iloc[0]
+    assert big["l1i_misses"] < 2000 and big["l2i_misses"] <= big["l1i_misses"]
+    assert small["l1i_misses"] > 70 * passes
+    assert small["l2i_misses"] == big["l2i_misses"]
+
+
 def test_bad_plugin_arguments_stop_qemu_with_a_message(plugin, tmp_path):
     exe = _native(tmp_path, "sweep")
     res = subprocess.run([emulated.qemu_binary(), "-plugin", f"{plugin},out={tmp_path / 'r.txt'},window=ten",
@@ -96,22 +128,25 @@ def test_bad_plugin_arguments_stop_qemu_with_a_message(plugin, tmp_path):
 def test_records_are_read_strictly_and_turned_into_a_modelled_cpi(tmp_path):
     f = tmp_path / "records.txt"
     f.write_text(" ".join(emulated.RECORD_COLUMNS) + "\n"
-                 "2000 7 20000000 5000000 100000 10000\n"
-                 "1000 7 10000000 2500000 20000 1000\n")
+                 "2000 7 20000000 5000000 100000 10000 50000 2000 3000000 30000\n"
+                 "1000 7 10000000 2500000 20000 1000 20000 1000 1500000 10000\n")
     rec = emulated.read_records(f)
     assert rec["time_ns"].tolist() == [1000, 2000]                 # sorted by thread and time
-    # cycles = 1.0 x instructions + 12 x L1 misses + 200 x L2 misses
-    assert emulated.modelled_cycles(rec, MODEL).tolist() == [10_440_000.0, 23_200_000.0]
+    # cycles = 1.0 x instructions + 12 x L1 misses (data and instruction) + 200 x L2 misses + 15 x mispredicts
+    assert emulated.modelled_cycles(rec, MODEL).tolist() == [11_030_000.0, 24_650_000.0]
     perf = emulated.perf_table(rec, MODEL)
-    assert perf["cache_misses"].tolist() == [1000, 10000] and (perf["task_clock_ns"] == -1).all()
-    # units of 10 M instructions: the second one's CPI is 12.76 M cycles / 10 M
+    assert perf["cache_misses"].tolist() == [2000, 12000] and (perf["task_clock_ns"] == -1).all()
+    # the model's counts stay beside the events, so the cycles can be recomputed from the table
+    assert perf["mispredicts"].tolist() == [10000, 30000] and perf["l1i_misses"].tolist() == [20000, 50000]
+    assert emulated.modelled_cycles(perf, MODEL).tolist() == perf["cycles"].tolist()
+    # units of 10 M instructions: the second one's CPI is 13.62 M cycles / 10 M
     perf["java_tid"] = 3
     u, _ = units.form_units(perf, pd.DataFrame({"time_ns": [], "java_tid": [], "stack": []}),
                             pd.DataFrame({"time_ns": [], "event": [], "java_tid": [], "stage": []}),
                             "emulated", 10_000_000)
-    assert u["cpi"].round(3).tolist() == [1.276] and u["cache_mpki"].round(3).tolist() == [0.9]
-    f.write_text(" ".join(emulated.RECORD_COLUMNS) + "\n1000 7 10 x 1 1\n")
-    with pytest.raises(ValueError, match="records.txt: line 2 is not 6 whole numbers"):
+    assert u["cpi"].round(3).tolist() == [1.362] and u["cache_mpki"].round(3).tolist() == [1.0]
+    f.write_text(" ".join(emulated.RECORD_COLUMNS) + "\n1000 7 10 x 1 1 1 1 1 1\n")
+    with pytest.raises(ValueError, match="records.txt: line 2 is not 10 whole numbers"):
         emulated.read_records(f)
     f.write_text("time os_tid\n")
     with pytest.raises(ValueError, match="line 1 is not the plugin's header"):

@@ -1,23 +1,36 @@
 """The emulated counter mode (ours; docs/simprof.md, "Counter modes"): the
 Spark job's JVM runs under QEMU user-mode emulation with our TCG plugin
 (``qemu/simprof_counter.c``), which counts every thread's retired
-instructions and runs its loads and stores through a private two-level
-cache model, so that hosts without a PMU still get the seed's units of
+instructions, runs its loads and stores through a private two-level
+cache model, its instruction fetches through a private L1 instruction
+cache backed by the same L2, and its conditional branches through a
+private gshare predictor, so that hosts without a PMU still get the seed's units of
 100 M instructions of one thread and a CPI per unit.
 
 The CPI is modelled, not measured: an in-order core that retires
-``base_cpi`` cycles per instruction and stalls ``l2_latency`` cycles on
-every L1 miss and a further ``memory_latency`` cycles on every L2 miss::
+``base_cpi`` cycles per instruction, stalls ``l2_latency`` cycles on every
+L1 miss (data or instruction) and a further ``memory_latency`` cycles on
+every L2 miss, and loses ``mispredict_penalty`` cycles on every
+mispredicted conditional branch::
 
-    cycles = base_cpi * instructions + l2_latency * l1_misses + memory_latency * l2_misses
+    cycles = base_cpi * instructions + l2_latency * (l1_misses + l1i_misses)
+             + memory_latency * (l2_misses + l2i_misses) + mispredict_penalty * mispredicts
 
 The parameters are ``simprof.emulated`` in the configuration (defaults:
-a 32 KB 8-way L1 and a 1 MB 16-way L2 of 64-byte lines, 12 and 200 cycles,
-typical of a current x86 server core; none was fitted to SimProf's errors).
-What varies between a job's phases -- how much of its working set misses
--- is what the model keeps; what it leaves out (out-of-order overlap,
-branch mispredictions, prefetching, shared caches) it leaves out alike in
-every phase.
+32 KB 8-way L1 data and instruction caches and a 1 MB 16-way L2 of 64-byte
+lines, 12 and 200 cycles, a gshare predictor of 2^14 two-bit counters (McFarling 1993) and a
+15-cycle misprediction penalty, typical of a current x86 server core; none
+was fitted to SimProf's errors).  What varies between a job's phases -- how
+much of its working set misses, how predictable its branches are -- is
+what the model keeps; what it leaves out (out-of-order overlap,
+prefetching, shared caches) it leaves out alike in every phase.  The
+instruction-fetch and branch terms are SIMPROF_VERSION 6's: before them
+the model had the data caches alone, and the modelled CPI varied too
+little from unit to unit for phases to explain much of it
+(docs/simprof.md, "Emulated mode on the seed's six jobs"); data-analytic
+jobs are known to lose much of their time in the front end, to
+instruction-cache misses over large code footprints and to mispredictions
+(Ferdman et al., ASPLOS 2012; Yasin et al., ISPASS 2014).
 
 Cost, measured on the default configuration's Spark jobs (docs/simprof.md,
 "Emulated mode on the default configuration"): a profile takes 35-85x the
@@ -40,9 +53,14 @@ from . import perf
 SOURCE = Path(__file__).resolve().parent / "qemu" / "simprof_counter.c"
 QEMU = "qemu-x86_64"
 #: the plugin's record columns (cumulative per-thread totals)
-RECORD_COLUMNS = ["time_ns", "os_tid", "instructions", "mem_accesses", "l1_misses", "l2_misses"]
+RECORD_COLUMNS = ["time_ns", "os_tid", "instructions", "mem_accesses", "l1_misses", "l2_misses", "l1i_misses",
+                  "l2i_misses", "branches", "mispredicts"]
+#: the records' model counts the profile's ``perf`` table keeps beside perf's events (-1 in other modes), so
+#: that the CPI model's terms can be told apart afterwards (benchmarks/simprof_cpi_terms.py)
+MODEL_COUNTS = RECORD_COLUMNS[3:]
 #: the plugin's arguments that come from ``simprof.emulated`` (the rest is the CPI model's)
-PLUGIN_FIELDS = ("window", "line_bytes", "l1_kb", "l1_ways", "l2_kb", "l2_ways")
+PLUGIN_FIELDS = ("window", "line_bytes", "l1_kb", "l1_ways", "l1i_kb", "l1i_ways", "l2_kb", "l2_ways",
+                 "predictor_bits")
 
 
 class EmulationError(RuntimeError):
@@ -89,7 +107,8 @@ def build_plugin(cache_dir) -> Path:
 def plugin_option(plugin: Path, out: Path, model: dict) -> str:
     """QEMU's ``-plugin`` argument: the plugin, its record file and the cache geometry of ``model``."""
     geometry = {"window": model["window"], "cache": 1, "line": model["line_bytes"], "l1_kb": model["l1_kb"],
-                "l1_ways": model["l1_ways"], "l2_kb": model["l2_kb"], "l2_ways": model["l2_ways"]}
+                "l1_ways": model["l1_ways"], "l1i_kb": model["l1i_kb"], "l1i_ways": model["l1i_ways"],
+                "l2_kb": model["l2_kb"], "l2_ways": model["l2_ways"], "bp_bits": model["predictor_bits"]}
     for k, v in geometry.items():
         if int(v) != v or v <= 0:
             raise ValueError(f"simprof.emulated: {k} must be a positive whole number, got {v!r}")
@@ -115,24 +134,45 @@ def read_records(path) -> pd.DataFrame:
     return t.sort_values(["os_tid", "time_ns", "instructions"], kind="stable", ignore_index=True)
 
 
-def modelled_cycles(records: pd.DataFrame, model: dict) -> np.ndarray:
-    """The CPI model's cycles (module docstring) at every record."""
-    return (model["base_cpi"] * records["instructions"].to_numpy(np.float64)
-            + model["l2_latency"] * records["l1_misses"].to_numpy(np.float64)
-            + model["memory_latency"] * records["l2_misses"].to_numpy(np.float64))
+#: the CPI model's miss and misprediction terms (:func:`modelled_cycles`)
+TERMS = ("data", "instruction", "branch")
+
+
+def modelled_cycles(records: pd.DataFrame, model: dict, terms=TERMS) -> np.ndarray:
+    """The CPI model's cycles (module docstring) at every record (or row of
+    a ``perf`` table, which keeps the same counts), with the penalties of
+    ``terms`` only: the data caches' misses, the instruction fetches'
+    misses, the mispredictions (all by default; fewer to see what each
+    adds, benchmarks/simprof_cpi_terms.py)."""
+    unknown = set(terms) - set(TERMS)
+    if unknown:
+        raise ValueError(f"unknown CPI model term(s) {sorted(unknown)} (known: {', '.join(TERMS)})")
+
+    def n(col):
+        return records[col].to_numpy(np.float64)
+    cycles = model["base_cpi"] * n("instructions")
+    for term, l1, l2 in (("data", "l1_misses", "l2_misses"), ("instruction", "l1i_misses", "l2i_misses")):
+        if term in terms:
+            cycles = cycles + model["l2_latency"] * n(l1) + model["memory_latency"] * n(l2)
+    if "branch" in terms:
+        cycles = cycles + model["mispredict_penalty"] * n("mispredicts")
+    return cycles
 
 
 def perf_table(records: pd.DataFrame, model: dict) -> pd.DataFrame:
     """The records as the perf sampler's table (time_ns, os_tid and every
-    :data:`.perf.EVENTS` column): instructions, modelled cycles, L2 misses as
-    the cache misses, and -1 (not counted) for the software events."""
+    :data:`.perf.EVENTS` column): instructions, modelled cycles, L2 misses
+    (data and instruction) as the cache misses, and -1 (not counted) for the
+    software events; then the records' :data:`MODEL_COUNTS`."""
     t = pd.DataFrame({"time_ns": records["time_ns"], "os_tid": records["os_tid"],
                       "instructions": records["instructions"],
                       "cycles": np.rint(modelled_cycles(records, model)).astype(np.int64),
-                      "cache_misses": records["l2_misses"]})
+                      "cache_misses": records["l2_misses"] + records["l2i_misses"]})
     for col in perf.EVENTS:
         if col not in t:
             t[col] = np.int64(-1)
+    for col in MODEL_COUNTS:
+        t[col] = records[col]
     return t
 
 

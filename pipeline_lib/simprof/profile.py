@@ -16,7 +16,7 @@ from . import jvm, perf, units
 
 TSV_TABLES = ("samples", "stacks", "methods", "tasks", "counters")
 TABLES = (*TSV_TABLES, "perf")               # a profile's tables (run.PROFILE_TABLES: their columns)
-PERF_COLUMNS = ["time_ns", "os_tid", "java_tid", *perf.EVENTS]
+PERF_COLUMNS = ["time_ns", "os_tid", "java_tid", *perf.EVENTS, *em.MODEL_COUNTS]
 
 
 def read_export(export_dir: Path) -> dict[str, pd.DataFrame]:
@@ -58,9 +58,10 @@ def executor_only(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
 
 def executor_perf(table: pd.DataFrame, counters: pd.DataFrame) -> pd.DataFrame:
     """The perf sampler's reads of the threads that ran tasks, with their Java
-    ids and every event column (-1 for events this mode did not count)."""
+    ids and every event column (-1 for events this mode did not count), then
+    the emulated mode's model counts (-1 in the other modes)."""
     t = units.perf_series(table, counters)
-    for col in perf.EVENTS:
+    for col in [*perf.EVENTS, *em.MODEL_COUNTS]:
         if col not in t:
             t[col] = -1
     return t[PERF_COLUMNS].sort_values(["java_tid", "time_ns"], kind="stable", ignore_index=True)

@@ -40,7 +40,9 @@ PROFILE_TABLES = {
                     "involuntary_switches", "runqueue_wait_ns")]],
     "perf": [("time_ns", I64, "epoch ns of the read"), ("os_tid", I64, ""), ("java_tid", I64, ""),
              *[(c, I64, "cumulative perf_event count, -1 where this counter mode does not count it")
-               for c in perf.EVENTS]],
+               for c in perf.EVENTS],
+             *[(c, I64, "cumulative count of the emulated mode's models (docs/simprof.md), -1 in other modes")
+               for c in emulated.MODEL_COUNTS]],
 }
 
 
