@@ -1,5 +1,6 @@
 """What each term of the emulated mode's CPI model does to SimProf, on the
-same profiles (docs/simprof.md, "Emulated mode": the branch term).
+same profiles (docs/simprof.md, "Emulated mode: the CPI model's front-end
+terms").
 
     .venv/bin/python benchmarks/simprof_cpi_terms.py --configfile config/config.yaml config/simprof-emulated.yaml
 

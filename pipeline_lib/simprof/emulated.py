@@ -4,8 +4,8 @@ Spark job's JVM runs under QEMU user-mode emulation with our TCG plugin
 instructions, runs its loads and stores through a private two-level
 cache model, its instruction fetches through a private L1 instruction
 cache backed by the same L2, and its conditional branches through a
-private gshare predictor, so that hosts without a PMU still get the seed's units of
-100 M instructions of one thread and a CPI per unit.
+private gshare predictor, so that hosts without a PMU still get the seed's
+units of 100 M instructions of one thread and a CPI per unit.
 
 The CPI is modelled, not measured: an in-order core that retires
 ``base_cpi`` cycles per instruction, stalls ``l2_latency`` cycles on every
@@ -18,8 +18,8 @@ mispredicted conditional branch::
 
 The parameters are ``simprof.emulated`` in the configuration (defaults:
 32 KB 8-way L1 data and instruction caches and a 1 MB 16-way L2 of 64-byte
-lines, 12 and 200 cycles, a gshare predictor of 2^14 two-bit counters (McFarling 1993) and a
-15-cycle misprediction penalty, typical of a current x86 server core; none
+lines, 12 and 200 cycles, a gshare predictor of 2^14 two-bit counters
+(McFarling 1993) and a 15-cycle misprediction penalty, typical of a current x86 server core; none
 was fitted to SimProf's errors).  What varies between a job's phases -- how
 much of its working set misses, how predictable its branches are -- is
 what the model keeps; what it leaves out (out-of-order overlap,
