@@ -32,6 +32,11 @@ public final class SimProfPlugin implements SparkPlugin {
 
     static final class Executor implements ExecutorPlugin {
         private final Map<Long, Long> threads = new ConcurrentHashMap<>();   // java id -> OS id
+        // java id -> the most bytes the thread has been read to have allocated.  HotSpot reads another
+        // thread's count optimistically (bytes of retired TLABs plus the live TLAB's top minus start,
+        // unsynchronised), so one read can land below the one before it; a cumulative counter that
+        // steps back would give a unit a negative allocation, so each read is held at the maximum.
+        private final Map<Long, Long> allocatedHigh = new ConcurrentHashMap<>();
         // Spark unsets the task context before onTaskSucceeded/onTaskFailed run
         private static final ThreadLocal<TaskContext> CURRENT = new ThreadLocal<>();
         private final com.sun.management.ThreadMXBean mx =
@@ -77,7 +82,8 @@ public final class SimProfPlugin implements SparkPlugin {
                 e.osThreadId = t.getValue();
                 e.cpuNanos = cpu;
                 e.userNanos = mx.getThreadUserTime(t.getKey());
-                e.allocatedBytes = mx.getThreadAllocatedBytes(t.getKey());
+                long allocated = mx.getThreadAllocatedBytes(t.getKey());
+                e.allocatedBytes = allocated < 0 ? allocated : allocatedHigh.merge(t.getKey(), allocated, Math::max);
                 readProc(t.getValue(), e);
                 e.commit();
             }
