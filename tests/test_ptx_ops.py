@@ -338,19 +338,42 @@ def test_int_div_rem_fast_paths_keep_guarded_off_lanes(op):
     np.testing.assert_array_equal(run_op(body, "s32", a, "s32", b), want)
 
 
-COALESCED = """
+def memory_kernel(regs32: int, regs64: int, shared_bytes: int, body: str) -> str:
+    """A kernel k(in32, in64, out32, out64) whose pointers are in %rd1-%rd4
+    and whose shared array ``sh`` is 8-byte aligned."""
+    return f"""
 .version 9.0
 .target sm_80
 .address_size 64
 .visible .entry k(.param .u64 p_in32, .param .u64 p_in64, .param .u64 p_out32, .param .u64 p_out64)
-{
- .reg .b32 %r<8>;
- .reg .b64 %rd<16>;
- .shared .align 8 .b8 sh[768];
+{{
+ .reg .b32 %r<{regs32}>;
+ .reg .b64 %rd<{regs64}>;
+ .shared .align 8 .b8 sh[{shared_bytes}];
  ld.param.u64 %rd1, [p_in32];
  ld.param.u64 %rd2, [p_in64];
  ld.param.u64 %rd3, [p_out32];
  ld.param.u64 %rd4, [p_out64];
+{body}}}
+"""
+
+
+def run_memory_kernel(ptx: str, lane_addresses: bool, src32, src64, n32: int, n64: int, block: tuple):
+    """Run :func:`memory_kernel` ``ptx`` on one block; return the outputs,
+    block statistics and the trace's requests and lines."""
+    from pipeline_lib.trace import MemorySink
+
+    sink = MemorySink()
+    dev = Device(sink=sink, lane_addresses=lane_addresses)
+    mod = dev.load_module(ptx, source="memory.ptx")
+    a, b = dev.to_device(src32), dev.to_device(src64)
+    o32, o64 = dev.zeros(n32, np.int32), dev.zeros(n64, np.uint64)
+    info = dev.launch(mod, "k", (1,), block, [a, b, o32, o64])
+    (_, ch), = sink.chunks
+    return dev.from_device(o32, np.int32, n32), dev.from_device(o64, np.uint64, n64), info.block_stats, ch.nreq, ch.lines
+
+
+COALESCED = memory_kernel(8, 16, 768, """\
  mov.u32 %r1, %tid.x;
  mul.wide.u32 %rd5, %r1, 4;
  mul.wide.u32 %rd6, %r1, 8;
@@ -371,8 +394,7 @@ COALESCED = """
  add.s64 %rd15, %rd4, %rd6;
  st.global.u64 [%rd15], %rd13;
  ret;
-}
-"""
+""")
 
 
 @pytest.mark.parametrize("lanes", [False, True])
@@ -381,24 +403,131 @@ def test_coalesced_accesses_match_the_lane_by_lane_path(lanes):
     memory path's coalesced case, at offsets that start mid-line) give the
     values, requests and bank-conflict degrees of the general path, which
     ``lane_addresses`` forces."""
-    from pipeline_lib.trace import MemorySink
+    src32 = np.arange(-32, 32, dtype=np.int32) * 1000003
+    src64 = np.arange(65, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
 
     def run(lane_addresses):
-        sink = MemorySink()
-        dev = Device(sink=sink, lane_addresses=lane_addresses)
-        mod = dev.load_module(COALESCED, source="coalesced.ptx")
-        src32 = np.arange(-32, 32, dtype=np.int32) * 1000003
-        src64 = (np.arange(65, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-        a, b = dev.to_device(src32), dev.to_device(src64)
-        o32, o64 = dev.zeros(66, np.int32), dev.zeros(64, np.uint64)
-        info = dev.launch(mod, "k", (1,), (64,), [a, b, o32, o64])
-        (_, ch), = sink.chunks
-        return (dev.from_device(o32, np.int32, 66), dev.from_device(o64, np.uint64, 64), info.block_stats,
-                ch.nreq, ch.lines, src32, src64)
+        return run_memory_kernel(COALESCED, lane_addresses, src32, src64, 66, 64, (64,))
 
-    o32, o64, stats, nreq, lines, src32, src64 = run(lanes)
+    o32, o64, stats, nreq, lines = run(lanes)
     assert list(o32[1:65]) == list(src32) and o32[0] == 0 and o32[65] == 0
     assert (o64 == src64[1:]).all()
     ref = run(True)
     assert (stats == ref[2]).all() and (nreq == ref[3]).all() and (lines == ref[4]).all()
     assert set(nreq[nreq > 0]) >= {1, 2, 3}      # 8-byte shared words conflict two ways; 256 bytes mid-line span 3 lines
+
+
+HALF_WARPS = memory_kernel(16, 40, 2048, """\
+ mov.u32 %r1, %tid.x;
+ mov.u32 %r2, %tid.y;
+ mad.lo.u32 %r3, %r2, 16, %r1;
+ mul.wide.u32 %rd5, %r1, 4;
+ mul.wide.u32 %rd6, %r1, 8;
+ mul.wide.u32 %rd7, %r2, 272;
+ mul.wide.u32 %rd8, %r2, 160;
+ mul.wide.u32 %rd9, %r3, 4;
+ mul.wide.u32 %rd10, %r3, 8;
+ mul.wide.u32 %rd11, %r2, 128;
+ mul.wide.u32 %rd12, %r2, 64;
+ mul.wide.u32 %rd13, %r2, 4;
+ mov.u64 %rd14, sh;
+ // global rows of 68 words, mid-line: each half-warp 16 consecutive words, the halves 272 bytes apart
+ add.s64 %rd15, %rd1, %rd5;
+ add.s64 %rd15, %rd15, %rd7;
+ ld.global.s32 %r4, [%rd15+4];
+ // 8-byte rows 160 bytes apart
+ add.s64 %rd16, %rd2, %rd6;
+ add.s64 %rd16, %rd16, %rd8;
+ ld.global.u64 %rd17, [%rd16+8];
+ // shared rows of 32 words: the halves' words share their banks
+ add.s64 %rd18, %rd14, %rd5;
+ add.s64 %rd18, %rd18, %rd11;
+ st.shared.u32 [%rd18], %r4;
+ // both halves store to the same 16 words (the later half wins), 8-byte words
+ add.s64 %rd19, %rd14, %rd6;
+ st.shared.u64 [%rd19+1024], %rd17;
+ // each half stores one word (its last lane wins)
+ add.s64 %rd20, %rd14, %rd13;
+ st.shared.u32 [%rd20+1536], %r3;
+ bar.sync 0;
+ // one word per half-warp: words 32 apart (one bank, two ways) and 16 apart (no conflict)
+ add.s64 %rd21, %rd14, %rd11;
+ ld.shared.u32 %r5, [%rd21+8];
+ add.s64 %rd22, %rd14, %rd12;
+ ld.shared.u32 %r6, [%rd22+8];
+ // both halves read the same 16 words, 4- and 8-byte
+ ld.shared.u32 %r7, [%rd18+0];
+ ld.shared.u32 %r8, [%rd18];
+ add.s64 %rd23, %rd14, %rd5;
+ ld.shared.s32 %r9, [%rd23+256];
+ ld.shared.u64 %rd24, [%rd19+1024];
+ ld.shared.u32 %r10, [%rd20+1536];
+ // 8-byte word per half: two words 8 bytes apart
+ add.s64 %rd25, %rd14, %rd13;
+ add.s64 %rd25, %rd25, %rd13;
+ ld.shared.u64 %rd26, [%rd25+1024];
+ add.s64 %rd27, %rd3, %rd9;
+ st.global.u32 [%rd27], %r5;
+ st.global.u32 [%rd27+256], %r6;
+ st.global.u32 [%rd27+512], %r8;
+ st.global.u32 [%rd27+768], %r9;
+ st.global.u32 [%rd27+1024], %r10;
+ add.s64 %rd28, %rd4, %rd10;
+ st.global.u64 [%rd28], %rd24;
+ st.global.u64 [%rd28+512], %rd26;
+ // strided: a field of 3-word records, a stride over a line (a line per lane); shared words 2 apart
+ // (two ways) and 32 apart (one bank, 16 ways)
+ mul.wide.u32 %rd30, %r3, 12;
+ add.s64 %rd31, %rd1, %rd30;
+ ld.global.s32 %r11, [%rd31+8];
+ mul.wide.u32 %rd32, %r3, 136;
+ add.s64 %rd33, %rd1, %rd32;
+ ld.global.s32 %r14, [%rd33+4];
+ add.s64 %rd34, %rd14, %rd10;
+ ld.shared.u32 %r12, [%rd34];
+ mul.wide.u32 %rd35, %r1, 128;
+ add.s64 %rd36, %rd14, %rd35;
+ ld.shared.u32 %r13, [%rd36+4];
+ st.global.u32 [%rd27+1280], %r11;
+ st.global.u32 [%rd27+1536], %r12;
+ st.global.u32 [%rd27+1792], %r13;
+ st.global.u32 [%rd27+2048], %r14;
+ // global stores: each half one word (its last lane wins), 8 bytes apart
+ add.s64 %rd29, %rd4, %rd13;
+ add.s64 %rd29, %rd29, %rd13;
+ st.global.u64 [%rd29+1024], %rd10;
+ ret;
+""")
+
+
+@pytest.mark.parametrize("lanes", [False, True])
+def test_half_warp_rows_and_broadcasts_match_the_lane_by_lane_path(lanes):
+    """16 x 16-style blocks, whose half-warps access a row each (16
+    consecutive words, the halves apart, or both halves the same row) or a
+    word each (a broadcast), and strided accesses (under and over a line),
+    4- and 8-byte: the fast memory path gives the
+    values, requests, bank-conflict degrees and, where lanes store to one
+    word, the surviving value of the general path, which ``lane_addresses``
+    forces."""
+    src32 = np.arange(-1500, 1500, dtype=np.int32) * 1000003
+    src64 = np.arange(100, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+
+    def run(lane_addresses):
+        return run_memory_kernel(HALF_WARPS, lane_addresses, src32, src64, 640, 140, (16, 4))
+
+    o32, o64, stats, nreq, lines = run(lanes)
+    tid = np.arange(64)
+    tx, ty = tid % 16, tid // 16
+    np.testing.assert_array_equal(o32[:64], src32[3 + 68 * ty])          # one word per half-warp
+    np.testing.assert_array_equal(o32[128:192], src32[1 + tx + 68 * ty])  # rows through shared memory
+    np.testing.assert_array_equal(o32[256:320], 16 * ty + 15)           # 16 lanes store to one word: the last
+    np.testing.assert_array_equal(o32[320:384], src32[3 * tid + 2])     # strided
+    np.testing.assert_array_equal(o32[512:576], src32[34 * tid + 1])
+    np.testing.assert_array_equal(o64[:64], src64[61 + tx])             # both halves store one row: the later
+    np.testing.assert_array_equal(o64[64:128], src64[61 + ty])
+    np.testing.assert_array_equal(o64[128:132], (16 * np.arange(4) + 15) * 8)
+    ref = run(True)
+    for got, want in zip((o32, o64, stats, nreq, lines), ref):
+        np.testing.assert_array_equal(got, want)
+    # the shared loads' bank-conflict degrees: two words of one bank, and words of distinct banks
+    assert set(nreq[nreq > 0]) >= {1, 2, 16, 32}    # 16 ways in one bank; 32 lines, one per lane

@@ -538,24 +538,36 @@ def add_bank_word(bank_cnt, bank_words, word, ways):
 
 
 @njit(inline="always", cache=True)
-def _coalesced(is_ld, glob, size, t, S, R, ab, aoff, od, ka, va_, rbase, m32, m64, base, limit, shadow, lines_tmp):
-    """:func:`fast_mem` for a full warp whose lanes access consecutive
-    ``size``-byte words in lane order, the most frequent access (two thirds
-    of `cfd`'s and three quarters of `lbm`'s global and shared accesses):
-    one bounds, alignment and allocation check for the whole span, and
-    lane loops over consecutive words that compile to vector loads and
-    stores.  Returns the request count (distinct 128-byte lines for global;
-    the bank-conflict degree for shared, 1 for 4-byte and 2 for 8-byte
-    words, as :func:`add_bank_word` counts them), or 0 when the access is
-    not of this kind or a check fails, for the lane-by-lane path to do it
-    (and report the fault)."""
+def _coalesced(is_ld, glob, size, t, S, R, ab, aoff, od, ka, va_, rbase, m32, m64, base, limit, shadow, lines_tmp,
+               bank_cnt, bank_words):
+    """:func:`fast_mem` for a full warp whose half-warps each access
+    ``size``-byte words at one stride in lane order (a multiple of the size,
+    0 included), wherever each half starts.  The full warp over 32
+    consecutive words, the most frequent access (two thirds of `cfd`'s and
+    three quarters of `lbm`'s global and shared accesses), is done here:
+    one bounds, alignment and allocation check for the whole span, and lane
+    loops over consecutive words that compile to vector loads and stores.
+    The other forms go to :func:`_half_warps`, compiled on its own so that
+    the interpreter's loop stays as small as it was with the full warp alone
+    (inlined, it made the lane-by-lane path of `spmv` about 7% slower).
+    Returns the request count (distinct 128-byte lines for global; the
+    bank-conflict degree for shared, as :func:`add_bank_word` counts them,
+    lane by lane), or 0 when the access is not of this kind or a check
+    fails, for the lane-by-lane path to do it (and report the fault)."""
+    h = R[ab + 1] - R[ab]            # the stride between lanes of a half-warp
+    dev = np.int64(0)
+    for l in range(16):
+        dev |= (R[ab + l] - R[ab] - l * h) | (R[ab + 16 + l] - R[ab + 16] - l * h)
     a0 = R[ab] + aoff
-    step = np.int64(0)
-    for l in range(32):
-        step |= R[ab + l] - R[ab] - l * size
+    a1 = R[ab + 16] + aoff
+    if dev != 0 or h < 0 or h > limit or (a0 | a1 | h) & (size - 1):
+        return 0
+    if h != size or a1 != a0 + 16 * size:
+        return _half_warps(is_ld, glob, size, t, S, R, od, ka, va_, rbase, m32, m64, base, limit, shadow,
+                           lines_tmp, bank_cnt, bank_words, a0, a1, h)
     i0 = a0 - base
     span = 32 * size
-    if step != 0 or i0 < 0 or i0 + span > limit or a0 & (size - 1):
+    if i0 < 0 or i0 > limit - span:  # (no sum that could overflow)
         return 0
     if glob:
         for ln in range(i0 >> 7, ((i0 + span - 1) >> 7) + 1):
@@ -592,6 +604,82 @@ def _coalesced(is_ld, glob, size, t, S, R, ab, aoff, od, ka, va_, rbase, m32, m6
     return n
 
 
+@njit(cache=True, _nrt=False)
+def _half_warps(is_ld, glob, size, t, S, R, od, ka, va_, rbase, m32, m64, base, limit, shadow, lines_tmp,
+                bank_cnt, bank_words, a0, a1, h):
+    """:func:`_coalesced`'s other forms: half-warps that start at ``a0`` and
+    ``a1`` and step by ``h`` bytes (a multiple of ``size``, 0 included) --
+    the accesses of 16 x 16 thread blocks, whose half-warps are rows (a row
+    of a tile, read by both halves or each half its own, or one word of it
+    broadcast: `matmul`'s inner loop), and strided accesses (a field of an
+    array of records).  One bounds, alignment and allocation check per
+    half-warp (per line at strides over a line).  Returns as
+    :func:`_coalesced` does."""
+    i0 = a0 - base
+    i1 = a1 - base
+    hspan = 15 * h + size            # bytes a half-warp's accesses span
+    if i0 < 0 or i1 < 0 or i0 > limit - hspan or i1 > limit - hspan:
+        return 0
+    if glob:     # a line allocated in part: the lane path checks each byte (a word never spans two lines)
+        for i in (i0, i1):
+            if h <= 128:
+                for ln in range(i >> 7, ((i + hspan - 1) >> 7) + 1):
+                    if shadow[limit + ln] == 0:
+                        return 0
+            else:
+                for l in range(16):
+                    if shadow[limit + ((i + l * h) >> 7)] == 0:
+                        return 0
+    if size == 4 and is_ld:          # the frequent case without the per-lane branches
+        for half in range(2):
+            w0 = (i0 if half == 0 else i1) >> 2
+            o = od + 16 * half
+            if h == 0:
+                v = (np.int64(m32[w0]) ^ S) - S
+                for l in range(16):
+                    R[o + l] = v
+            else:
+                for l in range(16):
+                    R[o + l] = (np.int64(m32[w0 + l * (h >> 2)]) ^ S) - S
+    else:            # lane by lane, in lane order, so that of two lanes storing to one word the later wins
+        for l in range(32):
+            i = (i0 if l < 16 else i1) + (l & 15) * h
+            if size == 4:
+                if is_ld:
+                    R[od + l] = (np.int64(m32[i >> 2]) ^ S) - S
+                else:
+                    m32[i >> 2] = np.uint32((R[rbase + va_ * 32 + l] if ka == K_REG else va_) & 0xFFFFFFFF)
+            elif is_ld:
+                R[od + l] = canon(m64[i >> 3], t)
+            else:
+                m64[i >> 3] = R[rbase + va_ * 32 + l] if ka == K_REG else va_
+    n = 0
+    if glob:
+        for a in (a0, a1):
+            if h <= 128:             # the half's lines are consecutive
+                for line in range(a & ~np.int64(127), ((a + hspan - 1) & ~np.int64(127)) + 1, 128):
+                    n = insert_line(lines_tmp, n, line)
+            else:                    # a line per lane
+                for l in range(16):
+                    n = insert_line(lines_tmp, n, (a + l * h) & ~np.int64(127))
+        return n
+    if size == 4 and (h == 0 or (h == 4 and a1 == a0)):
+        # one word per half: two ways if they differ within a bank; one row read by both halves:
+        # 16 consecutive words in 16 banks
+        w0, w1 = a0 >> 2, a1 >> 2
+        return 2 if (h == 0 and w0 != w1 and ((w0 - w1) & 31) == 0) else 1
+    for k2 in range(32):
+        bank_cnt[k2] = 0
+    # each half's words once (the lane path's second visit of a word changes nothing, and the
+    # degree does not depend on the order in which words are counted)
+    for l in range(16 if h else 1):
+        n = add_bank_word(bank_cnt, bank_words, (a0 + l * h) >> 2, n)
+    if a1 != a0:
+        for l in range(16 if h else 1):
+            n = add_bank_word(bank_cnt, bank_words, (a1 + l * h) >> 2, n)
+    return n
+
+
 @njit(inline="always", cache=True)
 def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64, base, limit, shadow,
              lines_tmp, bank_cnt, bank_words, err, b, w, pc):
@@ -605,7 +693,7 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
     S = np.int64(0x80000000) if (t >> 4) == TK_S else np.int64(0)  # sign extension of 32-bit loads
     if mask == 0xFFFFFFFF and abase >= 0 and (size == 4 or size == 8):
         n = _coalesced(is_ld, glob, size, t, S, R, rbase + abase * 32, aoff, od, ka, va_, rbase, m32, m64, base,
-                       limit, shadow, lines_tmp)
+                       limit, shadow, lines_tmp, bank_cnt, bank_words)
         if n > 0:
             return n
     n = 0
