@@ -40,6 +40,7 @@ from pipeline_lib.config import load
 from pipeline_lib.simprof import emulated, units
 from pipeline_lib.simprof.run import phases_stage, repeats, sampling_stage
 from pipeline_lib.workflow import Paths
+from pipeline_lib.workflow.simprof import stage_options
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,10 +63,8 @@ def main():
         raise SystemExit(f"{' '.join(a.configfile)}: simprof.counter_mode is {sp['counter_mode']}, not emulated")
     P = Paths(ROOT / cfg["results_dir"])
     mode, measure = "emulated", units.measure_of("emulated", sp["measure"])
-    phases_opts = {"counter_mode": mode, "unit_size": units.unit_size(mode, sp["unit_cpu_ms"], sp["unit_instructions"]),
-                   "measure": measure, **{k: sp[k] for k in ("top_methods", "k_max", "threshold", "seed", "points")}}
-    sampling_opts = {"measure": measure, **{k: sp[k] for k in ("points", "confidence", "draws", "second_window_s",
-                                                                "seed", "target_errors")}}
+    stages = stage_options(sp, mode, measure)       # the options rules/simprof.smk passes
+    phases_opts, sampling_opts = stages["phases"], stages["sampling"]
     runs = a.runs.split(",") if a.runs else sorted(sp["runs"])
     infos = []
     for r in runs:

@@ -5,9 +5,9 @@
 from pipeline_lib.simprof.jvm import source_digest
 from pipeline_lib.simprof.profile import TABLES as PROFILE_TABLE_NAMES
 from pipeline_lib.simprof.emulated import source_digest as emulated_source_digest
-from pipeline_lib.simprof.units import counter_mode, describe_unit, measure_of, unit_size
+from pipeline_lib.simprof.units import counter_mode, describe_unit, measure_of
 from pipeline_lib.versions import SIMPROF_VERSION
-from pipeline_lib.workflow.simprof import run_files as simprof_run_files
+from pipeline_lib.workflow.simprof import run_files as simprof_run_files, stage_options as simprof_stage_options
 
 SP = CONFIG["simprof"]
 SP_RUNS = sorted(SP["runs"])
@@ -24,18 +24,14 @@ try:
     SP_MEASURE = measure_of(SP_MODE, SP["measure"])
 except ValueError as _e:
     raise ValueError(f"config: simprof.measure: {_e}") from None
-# only the unit size of the mode in use reaches the rules
-SP_UNIT = {"counter_mode": SP_MODE, "unit_size": unit_size(SP_MODE, SP["unit_cpu_ms"], SP["unit_instructions"]),
-           "measure": SP_MEASURE}
+SP_STAGES = simprof_stage_options(SP, SP_MODE, SP_MEASURE)
+SP_UNIT = SP_STAGES["unit"]
 # what a Spark job asks for, and passes on (its threads are the executor's)
 SP_SPARK = {**{k: SP[k] for k in ("cores", "driver_memory", "timeout_s", "profile")}, "counter_mode": SP_MODE,
             # the emulated mode's cache geometry, CPI model and plugin source reach the profiles only in that mode
             **({"emulated": SP["emulated"], "plugin": emulated_source_digest()} if SP_MODE == "emulated" else {})}
 SP_JOB = {"mem_mb": SP["mem_mb"], "runtime": max(10, SP["timeout_s"] // 60)}
-SP_PHASES = {**SP_UNIT, **{k: SP[k] for k in ("top_methods", "k_max", "threshold", "seed", "points")}}
-SP_SAMPLING = {"measure": SP_MEASURE,
-               **{k: SP[k] for k in ("points", "confidence", "draws", "second_window_s", "seed", "target_errors")}}
-SP_SENSITIVITY = {**SP_UNIT, "tolerance": SP["tolerance"]}
+SP_PHASES, SP_SAMPLING, SP_SENSITIVITY = SP_STAGES["phases"], SP_STAGES["sampling"], SP_STAGES["sensitivity"]
 PROFILE_FILES = [f"{t}.parquet" for t in PROFILE_TABLE_NAMES] + ["run.json"]
 SIMPROF_TARGETS = report_pages(P.simprof("summary.md")) if SP_RUNS else []
 

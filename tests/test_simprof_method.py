@@ -346,3 +346,24 @@ def test_a_second_profile_of_the_same_job_and_input_is_a_repeat_left_out_of_the_
             {"run": "pr-web-5", "job": "pagerank", "input": "web", "arg": "5", "partitions": 4},
             {"run": "cc-web-again", "job": "cc", "input": "web", "arg": None, "partitions": 4}]
     assert repeats(info) == {"cc-web-again": "cc-web"}
+
+
+def test_stage_options_pass_the_unit_of_the_mode_in_use_to_the_stages_that_cut_units():
+    """The rules and the benchmarks take SimProf's stage options from one
+    place: the phase and sensitivity stages get the unit of the counter
+    mode in use (CPU time or instructions), the sampling stage only the
+    measure and its own fields."""
+    from pathlib import Path
+
+    from pipeline_lib.config import load
+    from pipeline_lib.workflow.simprof import PHASES_FIELDS, SAMPLING_FIELDS, stage_options
+
+    sp = load(Path(__file__).resolve().parents[1] / "config" / "config.yaml")["simprof"]
+    cpu = stage_options(sp, "cpu-time", "cpi")
+    ins = stage_options(sp, "instructions", "cpi")
+    assert cpu["unit"] == {"counter_mode": "cpu-time", "unit_size": sp["unit_cpu_ms"] * 1e6, "measure": "cpi"}
+    assert ins["unit"]["unit_size"] == float(sp["unit_instructions"])
+    for opts in (cpu, ins):
+        assert opts["phases"] == {**opts["unit"], **{k: sp[k] for k in PHASES_FIELDS}}
+        assert opts["sensitivity"] == {**opts["unit"], "tolerance": sp["tolerance"]}
+        assert opts["sampling"] == {"measure": "cpi", **{k: sp[k] for k in SAMPLING_FIELDS}}
