@@ -22,6 +22,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from emulator_speed import timed_run
+
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "pipeline_lib_ab"
 
@@ -34,21 +36,6 @@ def extract(rev: str, into: Path) -> None:
     with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as t:
         t.extractall(into, filter="data")
     (into / "pipeline_lib").rename(into / NAME)
-
-
-def emulator_seconds(ptx, workloads, name: str, size: str) -> float:
-    dev = ptx.Device()
-    seconds = []
-    launch = dev.launch
-
-    def timed(*a, **k):
-        info = launch(*a, **k)
-        seconds.append(info.seconds)
-        return info
-
-    dev.launch = timed
-    workloads.get(name, size).execute(dev)
-    return sum(seconds)
 
 
 def main():
@@ -64,7 +51,7 @@ def main():
         versions = {}
         for label, pkg in (("old", NAME), ("new", "pipeline_lib")):
             ptx, wl = importlib.import_module(pkg + ".ptx"), importlib.import_module(pkg + ".workloads")
-            emulator_seconds(ptx, wl, "reduction", "small")      # compile or load the compiled emulator
+            timed_run(ptx, wl, "reduction", "small")      # compile or load the compiled emulator
             versions[label] = (ptx, wl)
         print(f"{'workload':10s} {'old s':>7s} {'new s':>7s} {'fastest':>8s} {'paired':>7s}   "
               f"({args.rev} -> working tree, {args.size}, fastest of {args.reps})")
@@ -72,7 +59,7 @@ def main():
             runs = {"old": [], "new": []}
             for _ in range(args.reps):
                 for label, (ptx, wl) in versions.items():
-                    runs[label].append(emulator_seconds(ptx, wl, name, args.size))
+                    runs[label].append(timed_run(ptx, wl, name, args.size)[0])
             old, new = min(runs["old"]), min(runs["new"])
             paired = statistics.median(o / n for o, n in zip(runs["old"], runs["new"]))
             print(f"{name:10s} {old:7.2f} {new:7.2f} {old / new:7.2f}x {paired:6.2f}x", flush=True)

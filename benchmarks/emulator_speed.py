@@ -21,32 +21,34 @@ import subprocess
 import time
 from pathlib import Path
 
+import pipeline_lib.ptx as ptx_package
+import pipeline_lib.workloads as workloads_package
 from pipeline_lib.ptx import Device
 from pipeline_lib.trace import MemorySink
 from pipeline_lib.workloads import get
 
 
-class _Counter:
-    def __init__(self):
-        self.seconds = 0.0
-        self.warp_instrs = 0
-
-
-def measure(name: str, trace: bool) -> tuple[float, int, float]:
-    sink = MemorySink() if trace else None
-    dev = Device(sink=sink)
+def timed_run(ptx, workloads, name: str, size: str, sink=None) -> tuple[float, int]:
+    """Emulator seconds summed over a workload's launches (host-side driver
+    and reference excluded) and its warp instructions, on the emulator of
+    package modules ``ptx`` and ``workloads`` (benchmarks/emulator_ab.py
+    passes another revision's)."""
+    dev = ptx.Device(sink=sink)
     infos = []
-    orig = dev.launch
+    launch = dev.launch
 
-    def launch(*a, **k):
-        info = orig(*a, **k)
+    def timed(*a, **k):
+        info = launch(*a, **k)
         infos.append((info.seconds, int(info.block_stats[:, 1].sum())))
         return info
 
-    dev.launch = launch
-    get(name, "paper").execute(dev)
-    secs = sum(s for s, _ in infos)
-    instrs = sum(n for _, n in infos)
+    dev.launch = timed
+    workloads.get(name, size).execute(dev)
+    return sum(s for s, _ in infos), sum(n for _, n in infos)
+
+
+def measure(name: str, trace: bool) -> tuple[float, int, float]:
+    secs, instrs = timed_run(ptx_package, workloads_package, name, "paper", MemorySink() if trace else None)
     return instrs / secs, instrs, secs
 
 
