@@ -338,6 +338,48 @@ def test_int_div_rem_fast_paths_keep_guarded_off_lanes(op):
     np.testing.assert_array_equal(run_op(body, "s32", a, "s32", b), want)
 
 
+
+@pytest.mark.parametrize("t,dt", [("s32", np.int32), ("u32", np.uint32), ("s64", np.int64), ("u64", np.uint64)])
+def test_min_max_shr_selp_and_predicate_fast_paths_keep_guarded_off_lanes(t, dt):
+    """Integer min, max and shr, selp and predicate logic run on fast paths
+    (decode.fast_kind): lanes a guard turns off keep their value, the others
+    get the general path's results -- unsigned 64-bit compares, shifts past
+    the width (the sign for signed types, 0 for unsigned), selp's bits as
+    they were, a predicate's non-zero bits true."""
+    bits = np.dtype(dt).itemsize * 8
+    a, b = ints(dt), ints(dt)[::-1].copy()
+    s = RNG.integers(0, bits + 8, N).astype(np.uint32)
+    on = np.arange(N) % 2 == 1            # %r4 is the lane's element index: odd elements are guarded on
+    rows = [("min", lambda: np.minimum(a, b)), ("max", lambda: np.maximum(a, b)),
+            ("shr", lambda: np.array([int(x) >> min(int(k), bits - 1) if t[0] == "s" else
+                                      (int(x) >> int(k) if k < bits else 0) for x, k in zip(a, s)], dtype=object).astype(dt)),
+            ("selp", lambda: np.where((a < b) != (a == 0), a, b)),
+            ("pred", lambda: ((a < b) | (b == 0)) & ~((a == b) ^ (a < 0)))]
+    guard = "and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.TY D, 7;\n "
+    bodies = {
+        "min": ("@%p5 min.TY D, A, B;", isa.FK_IMIN, b),
+        "max": ("@%p5 max.TY D, A, B;", isa.FK_IMAX, b),
+        "shr": ("@%p5 shr.TY D, A, B;", isa.FK_SHR, s),
+        "selp": ("setp.lt.TY %p6, A, B;\n setp.eq.TY %p7, A, 0;\n xor.pred %p6, %p6, %p7;\n"
+                 " @%p5 selp.TY D, A, B, %p6;", isa.FK_SELP, b),
+        "pred": ("setp.lt.TY %p6, A, B;\n setp.eq.TY %p7, B, 0;\n or.pred %p6, %p6, %p7;\n"
+                 " setp.eq.TY %p2, A, B;\n setp.lt.TY %p3, A, 0;\n xor.pred %p4, %p2, %p3;\n not.pred %p4, %p4;\n"
+                 " and.pred %p6, %p6, %p4;\n @%p5 selp.TY D, 1, 0, %p6;", isa.FK_PAND, b),
+    }
+    for name, want in rows:
+        body, kind, second = bodies[name]
+        body = (guard + body).replace("TY", t)
+        tb = "u32" if name == "shr" else t
+        code = Device().load_module(op_kernel(body, t, tb, None, t), source="<t>").kernel("k").code
+        assert kind in code[:, isa.F_FAST], name
+        ops = code[:, isa.F_OP]
+        covered = np.isin(ops, [isa.OP_MIN, isa.OP_MAX, isa.OP_SHR, isa.OP_SELP]) | (
+            np.isin(ops, [isa.OP_AND, isa.OP_OR, isa.OP_XOR, isa.OP_NOT]) & (code[:, isa.F_TYPE] == isa.T_PRED))
+        assert (code[covered, isa.F_FAST] != isa.FK_NONE).all(), name
+        with np.errstate(over="ignore"):
+            expect = np.where(on, want(), dt(7)).astype(dt)
+        np.testing.assert_array_equal(run_op(body, t, a, tb, second), expect, err_msg=name)
+
 def memory_kernel(regs32: int, regs64: int, shared_bytes: int, body: str) -> str:
     """A kernel k(in32, in64, out32, out64) whose pointers are in %rd1-%rd4
     and whose shared array ``sh`` is 8-byte aligned."""

@@ -517,7 +517,18 @@ def fast_kind(row) -> int:
     kind, size = t >> 4, t & 15
     is_int = kind in (isa.TK_U, isa.TK_S) and size in (4, 8)
     sub = int(row[isa.F_SUB])
+    if t == isa.T_PRED:
+        return {isa.OP_AND: isa.FK_PAND, isa.OP_OR: isa.FK_POR, isa.OP_XOR: isa.FK_PXOR,
+                isa.OP_NOT: isa.FK_PNOT}.get(op, isa.FK_NONE)
+    if op == isa.OP_SELP and size in (4, 8):    # a copy of the selected operand's bits, any 32/64-bit type
+        return isa.FK_SELP
     if is_int:
+        if op == isa.OP_MIN and sub == 0:
+            return isa.FK_IMIN
+        if op == isa.OP_MAX and sub == 0:
+            return isa.FK_IMAX
+        if op == isa.OP_SHR:
+            return isa.FK_SHR
         if op == isa.OP_ADD:
             return isa.FK_IADD
         if op == isa.OP_SUB:

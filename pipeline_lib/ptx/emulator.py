@@ -30,9 +30,9 @@ from numba import njit
 
 from . import isa
 from .isa import (FK_AND, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FADD, FK_FDIV, FK_FMUL, FK_FSQRT, FK_FSUB, FK_IADD,
-                  FK_IDIV, FK_IMAD_LO, FK_IMUL_LO, FK_IMUL_WIDE, FK_IREM, FK_ISUB, FK_LD_GLOBAL, FK_LD_SHARED,
-                  FK_LD_UNIFORM, FK_MOV, FK_NONE, FK_OR, FK_SETP_F32, FK_SETP_INT, FK_SHL, FK_ST_GLOBAL, FK_ST_SHARED,
-                  FK_XOR)
+                  FK_IDIV, FK_IMAD_LO, FK_IMAX, FK_IMIN, FK_IMUL_LO, FK_IMUL_WIDE, FK_IREM, FK_ISUB, FK_LD_GLOBAL,
+                  FK_LD_SHARED, FK_LD_UNIFORM, FK_MOV, FK_NONE, FK_OR, FK_PAND, FK_PNOT, FK_POR, FK_PXOR, FK_SELP,
+                  FK_SETP_F32, FK_SETP_INT, FK_SHL, FK_SHR, FK_ST_GLOBAL, FK_ST_SHARED, FK_XOR)
 from .fpmath import (add_f32, fma_f32, fma_f64, fmax, fmin, ftz32, mul_f32, round_int_f64,
                      round_pair_f32)
 
@@ -745,6 +745,57 @@ def _operand(k, v, R, tmp, rbase):
 
 
 @njit(inline="always", cache=True)
+def _fast_select_logic(fk, size, signed, M, S, mask, R, od, A, ao, B, bo, C, co):
+    """:func:`fast_alu`'s integer min, max and shr, selp, and predicate
+    and/or/xor/not: the general path's results (``int_binop`` on canonical
+    operands, ``exec_compare_select``, ``write_back``'s canonical form of
+    the type) in branch-free lane loops; masked lanes keep their value."""
+    if fk == FK_IMIN or fk == FK_IMAX:
+        flip = INT64_MIN if (size == 8 and not signed) else np.int64(0)   # u64 compares unsigned
+        for l in range(32):
+            sel = -((mask >> l) & 1)
+            old = R[od + l]
+            x = ((A[ao + l] & M) ^ S) - S
+            y = ((B[bo + l] & M) ^ S) - S
+            lt = (x ^ flip) < (y ^ flip)
+            r = (x if lt else y) if fk == FK_IMIN else (y if lt else x)
+            R[od + l] = old ^ ((r ^ old) & sel)
+    elif fk == FK_SHR:
+        # shift counts are u32; from the width on, signed gives the sign, unsigned 0
+        for l in range(32):
+            sel = -((mask >> l) & 1)
+            old = R[od + l]
+            x = ((A[ao + l] & M) ^ S) - S
+            sh = B[bo + l] & 0xFFFFFFFF
+            if size == 8 and not signed:
+                r = np.int64(np.uint64(x) >> np.uint64(min(sh, 63)))
+                r = r if sh < 64 else np.int64(0)
+            else:     # signed (sign-extended) or u32 (below 2^32): an arithmetic shift, capped at 63
+                r = x >> min(sh, 63)
+            R[od + l] = old ^ ((r ^ old) & sel)
+    elif fk == FK_SELP:
+        for l in range(32):
+            sel = -((mask >> l) & 1)
+            old = R[od + l]
+            v = A[ao + l] if C[co + l] != 0 else B[bo + l]
+            R[od + l] = old ^ (((((v & M) ^ S) - S) ^ old) & sel)
+    else:   # predicates: 0 or 1 in the register file, any non-zero bits true
+        for l in range(32):
+            sel = -((mask >> l) & 1)
+            old = R[od + l]
+            x = np.int64(A[ao + l] != 0)
+            if fk == FK_PAND:
+                r = x & np.int64(B[bo + l] != 0)
+            elif fk == FK_POR:
+                r = x | np.int64(B[bo + l] != 0)
+            elif fk == FK_PXOR:
+                r = x ^ np.int64(B[bo + l] != 0)
+            else:
+                r = x ^ 1
+            R[od + l] = old ^ ((r ^ old) & sel)
+
+
+@njit(inline="always", cache=True)
 def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, scratch, ta, tb, tc,
              taf, tbf, tcf):
     """Execute a fast-path instruction (isa.FK_*) for the lanes in mask.
@@ -846,6 +897,9 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
         for l in range(32):
             if (mask >> l) & 1:
                 R[od + l] = canon(int_binop(op, sub, t, canon(A[ao + l], t), canon(B[bo + l], t)), t)
+        return
+    if FK_IMIN <= fk <= FK_PNOT:
+        _fast_select_logic(fk, size, signed, M, S, mask, R, od, A, ao, B, bo, C, co)
         return
     Af = taf if ka == K_IMM else Rf32
     Bf = tbf if kb == K_IMM else Rf32

@@ -108,7 +108,10 @@ EMPTY_ROW = np.full(NFIELDS, -1, dtype=np.int64)
 # Fast paths of the interpreter (column "fast"): frequent instructions with
 # register/immediate operands, no rounding or flag modifiers, computed
 # straight from register file to register file.
+# The ALU kinds come before FK_LD_GLOBAL, the memory kinds in this order, and
+# the others from FK_LD_UNIFORM on (the interpreter dispatches on ranges).
 FK_NONE, FK_IADD, FK_ISUB, FK_IMUL_LO, FK_IMUL_WIDE, FK_IMAD_LO, FK_SHL, FK_AND, FK_OR, FK_XOR, \
     FK_MOV, FK_FADD, FK_FSUB, FK_FMUL, FK_FFMA, FK_SETP_INT, FK_SETP_F32, FK_FDIV, FK_FSQRT, FK_IDIV, FK_IREM, \
+    FK_IMIN, FK_IMAX, FK_SHR, FK_SELP, FK_PAND, FK_POR, FK_PXOR, FK_PNOT, \
     FK_LD_GLOBAL, FK_ST_GLOBAL, FK_LD_SHARED, FK_ST_SHARED, \
-    FK_LD_UNIFORM, FK_CVTA, FK_CVT_I2F, FK_CVT_F2I, FK_CVT_I2I = range(30)
+    FK_LD_UNIFORM, FK_CVTA, FK_CVT_I2F, FK_CVT_F2I, FK_CVT_I2I = range(38)
