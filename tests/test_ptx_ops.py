@@ -306,15 +306,21 @@ def test_slct_and_copysign():
     np.testing.assert_array_equal(run_op("copysign.f32 D, A, B;", "f32", x, "f32", y), np.copysign(y, x))
 
 
-@pytest.mark.parametrize("op,fn", [("div.rn.f32 D, A, B;", np.divide), ("sqrt.rn.f32 D, A;", lambda x, y: np.sqrt(x))])
-def test_f32_div_and_sqrt_fast_paths_keep_guarded_off_lanes(op, fn):
-    """div.rn.f32 and sqrt.rn.f32 run on fast paths (decode.fast_kind): the
+@pytest.mark.parametrize("op,fn,kind", [
+    ("div.rn.f32 D, A, B;", np.divide, isa.FK_FDIV), ("sqrt.rn.f32 D, A;", lambda x, y: np.sqrt(x), isa.FK_FSQRT),
+    ("abs.f32 D, A;", lambda x, y: np.abs(x), isa.FK_FABS), ("neg.f32 D, A;", lambda x, y: -x, isa.FK_FNEG),
+    ("min.f32 D, A, B;", np.fmin, isa.FK_FMIN), ("max.f32 D, A, B;", np.fmax, isa.FK_FMAX)])
+def test_f32_fast_paths_through_the_general_paths_lane_op_keep_guarded_off_lanes(op, fn, kind):
+    """div.rn, sqrt.rn, abs, neg, min and max on f32 run on fast paths
+    (decode.fast_kind) that call the general path's f32_op per lane: the
     lanes a guard turns off keep their value, and the special cases (x / 0,
-    0 / 0, roots of negatives) are IEEE's, as on the general path."""
+    0 / 0, roots of negatives, a NaN operand of min and max) are IEEE's, as
+    on the general path."""
     a, b = floats(np.float32), floats(np.float32)[::-1].copy()
+    a[11], b[13] = np.nan, np.nan
     body = "and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.f32 D, 0f3F800000;\n @%p5 " + op
     code = Device().load_module(op_kernel(body, "f32", "f32", None, "f32"), source="<t>").kernel("k").code
-    assert (isa.FK_FDIV if op.startswith("div") else isa.FK_FSQRT) in code[:, isa.F_FAST]
+    assert kind in code[:, isa.F_FAST]
     with np.errstate(all="ignore"):
         want = np.where(np.arange(len(a)) % 2 == 1, fn(a, b), 1.0).astype(np.float32)
     np.testing.assert_array_equal(run_op(body, "f32", a, "f32", b), want)
@@ -341,7 +347,7 @@ def test_int_div_rem_fast_paths_keep_guarded_off_lanes(op):
 
 @pytest.mark.parametrize("t,dt", [("s32", np.int32), ("u32", np.uint32), ("s64", np.int64), ("u64", np.uint64)])
 def test_min_max_shr_selp_and_predicate_fast_paths_keep_guarded_off_lanes(t, dt):
-    """Integer min, max and shr, selp and predicate logic run on fast paths
+    """Integer min, max, shr and not, selp and predicate logic run on fast paths
     (decode.fast_kind): lanes a guard turns off keep their value, the others
     get the general path's results -- unsigned 64-bit compares, shifts past
     the width (the sign for signed types, 0 for unsigned), selp's bits as
@@ -353,13 +359,14 @@ def test_min_max_shr_selp_and_predicate_fast_paths_keep_guarded_off_lanes(t, dt)
     rows = [("min", lambda: np.minimum(a, b)), ("max", lambda: np.maximum(a, b)),
             ("shr", lambda: np.array([int(x) >> min(int(k), bits - 1) if t[0] == "s" else
                                       (int(x) >> int(k) if k < bits else 0) for x, k in zip(a, s)], dtype=object).astype(dt)),
-            ("selp", lambda: np.where((a < b) != (a == 0), a, b)),
+            ("not", lambda: ~a), ("selp", lambda: np.where((a < b) != (a == 0), a, b)),
             ("pred", lambda: ((a < b) | (b == 0)) & ~((a == b) ^ (a < 0)))]
     guard = "and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.TY D, 7;\n "
     bodies = {
         "min": ("@%p5 min.TY D, A, B;", isa.FK_IMIN, b),
         "max": ("@%p5 max.TY D, A, B;", isa.FK_IMAX, b),
         "shr": ("@%p5 shr.TY D, A, B;", isa.FK_SHR, s),
+        "not": ("@%p5 not.BTY D, A;", isa.FK_INOT, b),
         "selp": ("setp.lt.TY %p6, A, B;\n setp.eq.TY %p7, A, 0;\n xor.pred %p6, %p6, %p7;\n"
                  " @%p5 selp.TY D, A, B, %p6;", isa.FK_SELP, b),
         "pred": ("setp.lt.TY %p6, A, B;\n setp.eq.TY %p7, B, 0;\n or.pred %p6, %p6, %p7;\n"
@@ -368,13 +375,13 @@ def test_min_max_shr_selp_and_predicate_fast_paths_keep_guarded_off_lanes(t, dt)
     }
     for name, want in rows:
         body, kind, second = bodies[name]
-        body = (guard + body).replace("TY", t)
+        body = (guard + body).replace("BTY", "b" + t[1:]).replace("TY", t)
         tb = "u32" if name == "shr" else t
         code = Device().load_module(op_kernel(body, t, tb, None, t), source="<t>").kernel("k").code
         assert kind in code[:, isa.F_FAST], name
         ops = code[:, isa.F_OP]
-        covered = np.isin(ops, [isa.OP_MIN, isa.OP_MAX, isa.OP_SHR, isa.OP_SELP]) | (
-            np.isin(ops, [isa.OP_AND, isa.OP_OR, isa.OP_XOR, isa.OP_NOT]) & (code[:, isa.F_TYPE] == isa.T_PRED))
+        covered = np.isin(ops, [isa.OP_MIN, isa.OP_MAX, isa.OP_SHR, isa.OP_SELP, isa.OP_NOT]) | (
+            np.isin(ops, [isa.OP_AND, isa.OP_OR, isa.OP_XOR]) & (code[:, isa.F_TYPE] == isa.T_PRED))
         assert (code[covered, isa.F_FAST] != isa.FK_NONE).all(), name
         with np.errstate(over="ignore"):
             expect = np.where(on, want(), dt(7)).astype(dt)

@@ -529,6 +529,8 @@ def fast_kind(row) -> int:
             return isa.FK_IMAX
         if op == isa.OP_SHR:
             return isa.FK_SHR
+        if op == isa.OP_NOT:
+            return isa.FK_INOT
         if op == isa.OP_ADD:
             return isa.FK_IADD
         if op == isa.OP_SUB:
@@ -572,6 +574,9 @@ def fast_kind(row) -> int:
             return isa.FK_FDIV
         if op == isa.OP_SQRT:   # sqrt.rn.f32
             return isa.FK_FSQRT
+        if op in (isa.OP_ABS, isa.OP_NEG, isa.OP_MIN, isa.OP_MAX):
+            return {isa.OP_ABS: isa.FK_FABS, isa.OP_NEG: isa.FK_FNEG, isa.OP_MIN: isa.FK_FMIN,
+                    isa.OP_MAX: isa.FK_FMAX}[op]
     return isa.FK_NONE
 
 

@@ -29,10 +29,11 @@ import numpy as np
 from numba import njit
 
 from . import isa
-from .isa import (FK_AND, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FADD, FK_FDIV, FK_FMUL, FK_FSQRT, FK_FSUB, FK_IADD,
-                  FK_IDIV, FK_IMAD_LO, FK_IMAX, FK_IMIN, FK_IMUL_LO, FK_IMUL_WIDE, FK_IREM, FK_ISUB, FK_LD_GLOBAL,
-                  FK_LD_SHARED, FK_LD_UNIFORM, FK_MOV, FK_NONE, FK_OR, FK_PAND, FK_PNOT, FK_POR, FK_PXOR, FK_SELP,
-                  FK_SETP_F32, FK_SETP_INT, FK_SHL, FK_SHR, FK_ST_GLOBAL, FK_ST_SHARED, FK_XOR)
+from .isa import (FK_AND, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FABS, FK_FADD, FK_FDIV, FK_FMAX, FK_FMIN, FK_FMUL,
+                  FK_FNEG, FK_FSQRT, FK_FSUB, FK_IADD, FK_IDIV, FK_IMAD_LO, FK_IMAX, FK_IMIN, FK_IMUL_LO,
+                  FK_IMUL_WIDE, FK_INOT, FK_IREM, FK_ISUB, FK_LD_GLOBAL, FK_LD_SHARED, FK_LD_UNIFORM, FK_MOV, FK_NONE,
+                  FK_OR, FK_PAND, FK_PNOT, FK_POR, FK_PXOR, FK_SELP, FK_SETP_F32, FK_SETP_INT, FK_SHL, FK_SHR,
+                  FK_ST_GLOBAL, FK_ST_SHARED, FK_XOR)
 from .fpmath import (add_f32, fma_f32, fma_f64, fmax, fmin, ftz32, mul_f32, round_int_f64,
                      round_pair_f32)
 
@@ -746,7 +747,7 @@ def _operand(k, v, R, tmp, rbase):
 
 @njit(inline="always", cache=True)
 def _fast_select_logic(fk, size, signed, M, S, mask, R, od, A, ao, B, bo, C, co):
-    """:func:`fast_alu`'s integer min, max and shr, selp, and predicate
+    """:func:`fast_alu`'s integer min, max, shr and not, selp, and predicate
     and/or/xor/not: the general path's results (``int_binop`` on canonical
     operands, ``exec_compare_select``, ``write_back``'s canonical form of
     the type) in branch-free lane loops; masked lanes keep their value."""
@@ -773,6 +774,11 @@ def _fast_select_logic(fk, size, signed, M, S, mask, R, od, A, ao, B, bo, C, co)
             else:     # signed (sign-extended) or u32 (below 2^32): an arithmetic shift, capped at 63
                 r = x >> min(sh, 63)
             R[od + l] = old ^ ((r ^ old) & sel)
+    elif fk == FK_INOT:
+        for l in range(32):
+            sel = -((mask >> l) & 1)
+            old = R[od + l]
+            R[od + l] = old ^ (((((~A[ao + l] & M) ^ S) - S) ^ old) & sel)
     elif fk == FK_SELP:
         for l in range(32):
             sel = -((mask >> l) & 1)
@@ -898,7 +904,7 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
             if (mask >> l) & 1:
                 R[od + l] = canon(int_binop(op, sub, t, canon(A[ao + l], t), canon(B[bo + l], t)), t)
         return
-    if FK_IMIN <= fk <= FK_PNOT:
+    if FK_IMIN <= fk <= FK_INOT:
         _fast_select_logic(fk, size, signed, M, S, mask, R, od, A, ao, B, bo, C, co)
         return
     Af = taf if ka == K_IMM else Rf32
@@ -943,12 +949,13 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
                 r = Af[2 * (ao + l)] * Bf[2 * (bo + l)]
                 R[od + l] = 0  # the destination may be a source: read first
                 Rf32[2 * (od + l)] = r
-    elif fk == FK_FDIV or fk == FK_FSQRT:   # f32_op per lane, as the general path (exec_float)
-        op = OP_DIV if fk == FK_FDIV else OP_SQRT
+    elif fk == FK_FDIV or fk == FK_FSQRT or FK_FABS <= fk <= FK_FMAX:   # f32_op per lane, as exec_float
+        op = OP_DIV if fk == FK_FDIV else OP_SQRT if fk == FK_FSQRT else OP_ABS if fk == FK_FABS else (
+            OP_NEG if fk == FK_FNEG else OP_MIN if fk == FK_FMIN else OP_MAX)
         for l in range(32):
             if full or (mask >> l) & 1:
                 x = Af[2 * (ao + l)]
-                _, r = f32_op(op, 0, 0, x, Bf[2 * (bo + l)], x)   # sqrt: B is absent, read and unused
+                _, r = f32_op(op, 0, 0, x, Bf[2 * (bo + l)], x)   # unary: B is absent, read and unused
                 R[od + l] = 0
                 Rf32[2 * (od + l)] = r
     else:  # FK_FFMA
