@@ -484,6 +484,11 @@ def _decode(st: Statement, ctx: _Ctx, labels: dict) -> np.ndarray:
     return row
 
 
+_PRED_LOGIC = {isa.OP_AND: isa.FK_PAND, isa.OP_OR: isa.FK_POR, isa.OP_XOR: isa.FK_PXOR, isa.OP_NOT: isa.FK_PNOT}
+_F32_ABS_NEG_MIN_MAX = {isa.OP_ABS: isa.FK_FABS, isa.OP_NEG: isa.FK_FNEG, isa.OP_MIN: isa.FK_FMIN,
+                        isa.OP_MAX: isa.FK_FMAX}
+
+
 def fast_kind(row) -> int:
     """The interpreter fast path for this instruction (isa.FK_*), or FK_NONE."""
     op, t, ns = int(row[isa.F_OP]), int(row[isa.F_TYPE]), int(row[isa.F_NS])
@@ -518,8 +523,7 @@ def fast_kind(row) -> int:
     is_int = kind in (isa.TK_U, isa.TK_S) and size in (4, 8)
     sub = int(row[isa.F_SUB])
     if t == isa.T_PRED:
-        return {isa.OP_AND: isa.FK_PAND, isa.OP_OR: isa.FK_POR, isa.OP_XOR: isa.FK_PXOR,
-                isa.OP_NOT: isa.FK_PNOT}.get(op, isa.FK_NONE)
+        return _PRED_LOGIC.get(op, isa.FK_NONE)
     if op == isa.OP_SELP and size in (4, 8):    # a copy of the selected operand's bits, any 32/64-bit type
         return isa.FK_SELP
     if is_int:
@@ -574,9 +578,7 @@ def fast_kind(row) -> int:
             return isa.FK_FDIV
         if op == isa.OP_SQRT:   # sqrt.rn.f32
             return isa.FK_FSQRT
-        if op in (isa.OP_ABS, isa.OP_NEG, isa.OP_MIN, isa.OP_MAX):
-            return {isa.OP_ABS: isa.FK_FABS, isa.OP_NEG: isa.FK_FNEG, isa.OP_MIN: isa.FK_FMIN,
-                    isa.OP_MAX: isa.FK_FMAX}[op]
+        return _F32_ABS_NEG_MIN_MAX.get(op, isa.FK_NONE)
     return isa.FK_NONE
 
 

@@ -802,9 +802,11 @@ def _fast_select_logic(fk, size, signed, M, S, mask, R, od, A, ao, B, bo, C, co)
 
 
 @njit(inline="always", cache=True)
-def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, scratch, ta, tb, tc,
+def fast_alu(fk, op, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, scratch, ta, tb, tc,
              taf, tbf, tcf):
-    """Execute a fast-path instruction (isa.FK_*) for the lanes in mask.
+    """Execute a fast-path instruction (isa.FK_*; ``op`` its opcode, which
+    the forms that call the general path's lane operation pass on) for the
+    lanes in mask.
 
     Each operation has its own lane loop on purpose: a shared loop with the
     operation switch inside costs a branch per lane. Operand arrays are chosen once (register file or a temporary filled with
@@ -899,7 +901,6 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
                 R[od + l] = old ^ ((np.int64(c) ^ old) & sel)
         return
     if fk == FK_IDIV or fk == FK_IREM:   # int_binop per lane, as the general path (exec_int, write_back)
-        op = OP_DIV if fk == FK_IDIV else OP_REM
         for l in range(32):
             if (mask >> l) & 1:
                 R[od + l] = canon(int_binop(op, sub, t, canon(A[ao + l], t), canon(B[bo + l], t)), t)
@@ -950,8 +951,6 @@ def fast_alu(fk, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, sc
                 R[od + l] = 0  # the destination may be a source: read first
                 Rf32[2 * (od + l)] = r
     elif fk == FK_FDIV or fk == FK_FSQRT or FK_FABS <= fk <= FK_FMAX:   # f32_op per lane, as exec_float
-        op = OP_DIV if fk == FK_FDIV else OP_SQRT if fk == FK_FSQRT else OP_ABS if fk == FK_FABS else (
-            OP_NEG if fk == FK_FNEG else OP_MIN if fk == FK_FMIN else OP_MAX)
         for l in range(32):
             if full or (mask >> l) & 1:
                 x = Af[2 * (ao + l)]
@@ -1840,7 +1839,7 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                         rc, nreq, rec_space = fast_misc(fk, code, pc, t, mask, R, Rf32, rbase, C, P, addr, lspace,
                                                         lane_on, err, b, w)
                     elif fk != FK_NONE:
-                        fast_alu(fk, t, code[pc, F_SUB], mask, R, Rf32, rbase + code[pc, F_D0] * 32,
+                        fast_alu(fk, code[pc, F_OP], t, code[pc, F_SUB], mask, R, Rf32, rbase + code[pc, F_D0] * 32,
                                  code[pc, F_SK0], code[pc, F_SV0], code[pc, F_SK0 + 2], code[pc, F_SV0 + 2],
                                  code[pc, F_SK0 + 4], code[pc, F_SV0 + 4], rbase, scratch, vb, vc, vd,
                                  vbf, vcf, vdf)
