@@ -1,8 +1,11 @@
 """Every opcode family against numpy semantics (one lane per element)."""
 import numpy as np
 import pytest
+from numba import njit
 
 from pipeline_lib.ptx import Device, isa
+from pipeline_lib.ptx.emulator import fma32
+from pipeline_lib.ptx.fpmath import fma_f32
 from ptx_harness import op_kernel, run_op
 
 RNG = np.random.default_rng(7)
@@ -324,6 +327,70 @@ def test_f32_fast_paths_through_the_general_paths_lane_op_keep_guarded_off_lanes
     with np.errstate(all="ignore"):
         want = np.where(np.arange(len(a)) % 2 == 1, fn(a, b), 1.0).astype(np.float32)
     np.testing.assert_array_equal(run_op(body, "f32", a, "f32", b), want)
+
+
+@pytest.mark.parametrize("op,fn,kind", [
+    ("add.f32 D, A, B;", np.add, isa.FK_FADD), ("sub.f32 D, A, B;", np.subtract, isa.FK_FSUB),
+    ("mul.f32 D, A, B;", np.multiply, isa.FK_FMUL),
+    ("fma.rn.f32 D, A, B, A;", lambda x, y: _fma_ref(x, y, x), isa.FK_FFMA)])
+def test_f32_arithmetic_fast_paths_keep_guarded_off_lanes(op, fn, kind):
+    """add, sub, mul and fma.rn on f32 compute every lane into a row of
+    results and merge the guarded lanes into the register file: lanes a
+    guard turns off keep their value, bit for bit, and NaN operands give the
+    reference's bits (fma's NaNs go through the exact software fma)."""
+    a, b = floats(np.float32), floats(np.float32)[::-1].copy()
+    a[11], b[13], a[15], b[15] = np.nan, np.nan, np.inf, 0.0    # inf * 0: the invalid operation
+    body = "and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.f32 D, 0f3F800000;\n @%p5 " + op
+    code = Device().load_module(op_kernel(body, "f32", "f32", None, "f32"), source="<t>").kernel("k").code
+    assert kind in code[:, isa.F_FAST]
+    with np.errstate(all="ignore"):
+        want = np.where(np.arange(len(a)) % 2 == 1, fn(a, b), np.float32(1.0)).astype(np.float32)
+    np.testing.assert_array_equal(run_op(body, "f32", a, "f32", b).view(np.uint32), want.view(np.uint32))
+
+
+def _fma_ref(x, y, z):
+    """fpmath's fma, the emulator's reference for fused multiply-add."""
+    return np.array([fma_f32(np.float32(p), np.float32(q), np.float32(r), 0) for p, q, r in zip(x, y, z)],
+                    np.float32)
+
+
+def test_machine_fma_matches_the_software_fma():
+    """The fast path's fma (LLVM's fused multiply-add) gives the bits of the
+    exactly rounded software fma on random operands, near-cancellations,
+    results in the subnormal range and halfway cases of the rounding."""
+    rng = np.random.default_rng(7)
+    n = 20_000
+    raw = [rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32).view(np.float32) for _ in range(3)]
+    x1, y1 = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    cancel = (x1, y1, (-(x1.astype(np.float64) * y1)).astype(np.float32))
+    tiny = ((rng.standard_normal(n) * 1e-20).astype(np.float32), (rng.standard_normal(n) * 1e-19).astype(np.float32),
+            (rng.standard_normal(n) * 1e-38).astype(np.float32))
+    half = (rng.integers(1, 2**12, n).astype(np.float32), rng.integers(1, 2**12, n).astype(np.float32),
+            rng.integers(-2**24, 2**24, n).astype(np.float32) * np.float32(2.0) ** rng.integers(-30, 30, n))
+    for x, y, z in (raw, cancel, tiny, half):
+        x, y, z = x.astype(np.float32), y.astype(np.float32), z.astype(np.float32)
+        got, ref = _machine_fma(x, y, z), _fma_ref(x, y, z)
+        ok = np.isnan(ref)
+        np.testing.assert_array_equal(got[~ok].view(np.uint32), ref[~ok].view(np.uint32))
+        assert np.isnan(got[ok]).all()
+
+
+@njit
+def _machine_fma(x, y, z):
+    r = np.empty_like(x)
+    for i in range(len(x)):
+        r[i] = fma32(x[i], y[i], z[i])
+    return r
+
+
+@pytest.mark.parametrize("t2", ["s32", "u32"])
+def test_cvt_i2f_fast_path_keeps_guarded_off_lanes(t2):
+    a = ints(np.int32 if t2 == "s32" else np.uint32)
+    body = f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.f32 D, 0f3F800000;\n @%p5 cvt.rn.f32.{t2} D, A;"
+    code = Device().load_module(op_kernel(body, t2, None, None, "f32"), source="<t>").kernel("k").code
+    assert isa.FK_CVT_I2F in code[:, isa.F_FAST]
+    want = np.where(np.arange(len(a)) % 2 == 1, a.astype(np.float32), np.float32(1.0)).astype(np.float32)
+    np.testing.assert_array_equal(run_op(body, t2, a, td="f32"), want)
 
 
 @pytest.mark.parametrize("op", ["div", "rem"])

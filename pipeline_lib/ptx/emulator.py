@@ -26,7 +26,10 @@ memory instruction (loads, stores, atomics) after coalescing.
 import math
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from . import isa
 from .isa import (FK_AND, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FABS, FK_FADD, FK_FDIV, FK_FMAX, FK_FMIN, FK_FMUL,
@@ -348,16 +351,16 @@ def fetch_src(dst, k, v, R, rbase, w, tids, geo, cta, clock):
     special registers come from the thread indices ``tids``, the launch
     geometry ``geo`` (see :func:`_interp`) and the block's index ``cta``."""
     if k == K_REG:
-        o = rbase + v * 32
+        Rv = R[rbase + v * 32:rbase + v * 32 + 32]     # 32-lane views, as fast_alu's
         for l in range(32):
-            dst[l] = R[o + l]
+            dst[l] = Rv[l]
     elif k == K_IMM:
         for l in range(32):
             dst[l] = v
     elif k == K_NREG:
-        o = rbase + v * 32
+        Rv = R[rbase + v * 32:rbase + v * 32 + 32]
         for l in range(32):
-            dst[l] = 1 if R[o + l] == 0 else 0
+            dst[l] = 1 if Rv[l] == 0 else 0
     else:
         for l in range(32):
             tt = w * 32 + l
@@ -464,6 +467,17 @@ def lane_access(op, aop, t, tsize, vec, code, pc, m8, m16, m32, m64, i, R, rbase
             R[rbase + d0 * 32 + l] = old
 
 
+@intrinsic
+def fma32(typingctx, x, y, z):
+    """x * y + z rounded once (LLVM's fma: the machine's instruction where it
+    has one, else the C library's fmaf)."""
+    def codegen(context, builder, sig, args):
+        f32 = ir.FloatType()
+        f = cgutils.get_or_insert_function(builder.module, ir.FunctionType(f32, [f32, f32, f32]), "llvm.fma.f32")
+        return builder.call(f, args)
+    return types.float32(types.float32, types.float32, types.float32), codegen
+
+
 @njit(inline="always", cache=True)
 def _fma_rn_f32(x, y, z, scratch):
     """Fused f32 multiply-add, round to nearest even (fpmath.fma_f32). The
@@ -555,12 +569,13 @@ def _coalesced(is_ld, glob, size, t, S, R, ab, aoff, od, ka, va_, rbase, m32, m6
     bank-conflict degree for shared, as :func:`add_bank_word` counts them,
     lane by lane), or 0 when the access is not of this kind or a check
     fails, for the lane-by-lane path to do it (and report the fault)."""
-    h = R[ab + 1] - R[ab]            # the stride between lanes of a half-warp
+    Ra = R[ab:ab + 32]               # 32-lane views, as fast_alu's
+    h = Ra[1] - Ra[0]                # the stride between lanes of a half-warp
     dev = np.int64(0)
     for l in range(16):
-        dev |= (R[ab + l] - R[ab] - l * h) | (R[ab + 16 + l] - R[ab + 16] - l * h)
-    a0 = R[ab] + aoff
-    a1 = R[ab + 16] + aoff
+        dev |= (Ra[l] - Ra[0] - l * h) | (Ra[16 + l] - Ra[16] - l * h)
+    a0 = Ra[0] + aoff
+    a1 = Ra[16] + aoff
     if dev != 0 or h < 0 or h > limit or (a0 | a1 | h) & (size - 1):
         return 0
     if h != size or a1 != a0 + 16 * size:
@@ -574,28 +589,31 @@ def _coalesced(is_ld, glob, size, t, S, R, ab, aoff, od, ka, va_, rbase, m32, m6
         for ln in range(i0 >> 7, ((i0 + span - 1) >> 7) + 1):
             if shadow[limit + ln] == 0:       # a line allocated in part: the lane path checks each byte
                 return 0
+    D = R[od:od + 32]
     if size == 4:
-        w0 = i0 >> 2
+        W = m32[(i0 >> 2):(i0 >> 2) + 32]
         if is_ld:
             for l in range(32):
-                R[od + l] = (np.int64(m32[w0 + l]) ^ S) - S
+                D[l] = (np.int64(W[l]) ^ S) - S
         elif ka == K_REG:
+            Vs = R[rbase + va_ * 32:rbase + va_ * 32 + 32]
             for l in range(32):
-                m32[w0 + l] = np.uint32(R[rbase + va_ * 32 + l] & 0xFFFFFFFF)
+                W[l] = np.uint32(Vs[l] & 0xFFFFFFFF)
         else:
             for l in range(32):
-                m32[w0 + l] = np.uint32(va_ & 0xFFFFFFFF)
+                W[l] = np.uint32(va_ & 0xFFFFFFFF)
     else:
-        w0 = i0 >> 3
+        W64 = m64[(i0 >> 3):(i0 >> 3) + 32]
         if is_ld:
             for l in range(32):
-                R[od + l] = canon(m64[w0 + l], t)
+                D[l] = canon(W64[l], t)
         elif ka == K_REG:
+            Vs = R[rbase + va_ * 32:rbase + va_ * 32 + 32]
             for l in range(32):
-                m64[w0 + l] = R[rbase + va_ * 32 + l]
+                W64[l] = Vs[l]
         else:
             for l in range(32):
-                m64[w0 + l] = va_
+                W64[l] = va_
     if not glob:
         return 1 if size == 4 else 2
     first = a0 & ~np.int64(127)
@@ -634,14 +652,15 @@ def _half_warps(is_ld, glob, size, t, S, R, od, ka, va_, rbase, m32, m64, base, 
     if size == 4 and is_ld:          # the frequent case without the per-lane branches
         for half in range(2):
             w0 = (i0 if half == 0 else i1) >> 2
-            o = od + 16 * half
+            Dh = R[od + 16 * half:od + 16 * half + 16]
             if h == 0:
                 v = (np.int64(m32[w0]) ^ S) - S
                 for l in range(16):
-                    R[o + l] = v
+                    Dh[l] = v
             else:
+                W = m32[w0:w0 + 15 * (h >> 2) + 1:h >> 2]     # the half's words, a strided view
                 for l in range(16):
-                    R[o + l] = (np.int64(m32[w0 + l * (h >> 2)]) ^ S) - S
+                    Dh[l] = (np.int64(W[l]) ^ S) - S
     else:            # lane by lane, in lane order, so that of two lanes storing to one word the later wins
         for l in range(32):
             i = (i0 if l < 16 else i1) + (l & 15) * h
@@ -699,6 +718,9 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
             return n
     n = 0
     last = np.int64(-1)
+    D = R[od:od + 32]                            # 32-lane views, as fast_alu's
+    Ra = R[rbase + abase * 32:rbase + abase * 32 + 32]
+    Vs = R[rbase + va_ * 32:rbase + va_ * 32 + 32]   # read only when the value is a register
     if not glob:
         for k2 in range(32):
             bank_cnt[k2] = 0
@@ -706,7 +728,7 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
         if (mask >> l) & 1:
             a = aoff
             if abase >= 0:
-                a += R[rbase + abase * 32 + l]
+                a += Ra[l]
             i = a - base
             ok = i >= 0 and i + size <= limit
             if ok and glob:
@@ -717,13 +739,13 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
             if size == 4:
                 if is_ld:
                     x = np.int64(m32[i >> 2])
-                    R[od + l] = ((x ^ S) - S)
+                    D[l] = ((x ^ S) - S)
                 else:
-                    m32[i >> 2] = np.uint32((R[rbase + va_ * 32 + l] if ka == K_REG else va_) & 0xFFFFFFFF)
+                    m32[i >> 2] = np.uint32((Vs[l] if ka == K_REG else va_) & 0xFFFFFFFF)
             elif is_ld:
-                R[od + l] = canon(mem_load(m8, m16, m32, m64, i, size), t)
+                D[l] = canon(mem_load(m8, m16, m32, m64, i, size), t)
             else:
-                mem_store(m8, m16, m32, m64, i, size, R[rbase + va_ * 32 + l] if ka == K_REG else va_)
+                mem_store(m8, m16, m32, m64, i, size, Vs[l] if ka == K_REG else va_)
             if glob:
                 line = a & ~np.int64(127)
                 if line != last:
@@ -736,17 +758,18 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
 
 @njit(inline="always", cache=True)
 def _operand(k, v, R, tmp, rbase):
-    """(array, offset) holding an operand's 32 lanes: the register file, or
-    tmp filled with the immediate (absent operands are never read)."""
+    """An operand's 32 lanes: a view of its registers in the register file,
+    or tmp filled with the immediate (absent operands are never read)."""
     if k == K_IMM:
         for l in range(32):
             tmp[l] = v
-        return tmp, 0
-    return R, (rbase + v * 32 if k == K_REG else 0)
+        return tmp
+    o = rbase + v * 32 if k == K_REG else 0
+    return R[o:o + 32]
 
 
 @njit(inline="always", cache=True)
-def _fast_select_logic(fk, size, signed, M, S, mask, R, od, A, ao, B, bo, C, co):
+def _fast_select_logic(fk, size, signed, M, S, mask, D, A, B, C):
     """:func:`fast_alu`'s integer min, max, shr and not, selp, and predicate
     and/or/xor/not: the general path's results (``int_binop`` on canonical
     operands, ``exec_compare_select``, ``write_back``'s canonical form of
@@ -755,67 +778,71 @@ def _fast_select_logic(fk, size, signed, M, S, mask, R, od, A, ao, B, bo, C, co)
         flip = INT64_MIN if (size == 8 and not signed) else np.int64(0)   # u64 compares unsigned
         for l in range(32):
             sel = -((mask >> l) & 1)
-            old = R[od + l]
-            x = ((A[ao + l] & M) ^ S) - S
-            y = ((B[bo + l] & M) ^ S) - S
+            old = D[l]
+            x = ((A[l] & M) ^ S) - S
+            y = ((B[l] & M) ^ S) - S
             lt = (x ^ flip) < (y ^ flip)
             r = (x if lt else y) if fk == FK_IMIN else (y if lt else x)
-            R[od + l] = old ^ ((r ^ old) & sel)
+            D[l] = old ^ ((r ^ old) & sel)
     elif fk == FK_SHR:
         # shift counts are u32; from the width on, signed gives the sign, unsigned 0
         for l in range(32):
             sel = -((mask >> l) & 1)
-            old = R[od + l]
-            x = ((A[ao + l] & M) ^ S) - S
-            sh = B[bo + l] & 0xFFFFFFFF
+            old = D[l]
+            x = ((A[l] & M) ^ S) - S
+            sh = B[l] & 0xFFFFFFFF
             if size == 8 and not signed:
                 r = np.int64(np.uint64(x) >> np.uint64(min(sh, 63)))
                 r = r if sh < 64 else np.int64(0)
             else:     # signed (sign-extended) or u32 (below 2^32): an arithmetic shift, capped at 63
                 r = x >> min(sh, 63)
-            R[od + l] = old ^ ((r ^ old) & sel)
+            D[l] = old ^ ((r ^ old) & sel)
     elif fk == FK_INOT:
         for l in range(32):
             sel = -((mask >> l) & 1)
-            old = R[od + l]
-            R[od + l] = old ^ (((((~A[ao + l] & M) ^ S) - S) ^ old) & sel)
+            old = D[l]
+            D[l] = old ^ (((((~A[l] & M) ^ S) - S) ^ old) & sel)
     elif fk == FK_SELP:
         for l in range(32):
             sel = -((mask >> l) & 1)
-            old = R[od + l]
-            v = A[ao + l] if C[co + l] != 0 else B[bo + l]
-            R[od + l] = old ^ (((((v & M) ^ S) - S) ^ old) & sel)
+            old = D[l]
+            v = A[l] if C[l] != 0 else B[l]
+            D[l] = old ^ (((((v & M) ^ S) - S) ^ old) & sel)
     else:   # predicates: 0 or 1 in the register file, any non-zero bits true
         for l in range(32):
             sel = -((mask >> l) & 1)
-            old = R[od + l]
-            x = np.int64(A[ao + l] != 0)
+            old = D[l]
+            x = np.int64(A[l] != 0)
             if fk == FK_PAND:
-                r = x & np.int64(B[bo + l] != 0)
+                r = x & np.int64(B[l] != 0)
             elif fk == FK_POR:
-                r = x | np.int64(B[bo + l] != 0)
+                r = x | np.int64(B[l] != 0)
             elif fk == FK_PXOR:
-                r = x ^ np.int64(B[bo + l] != 0)
+                r = x ^ np.int64(B[l] != 0)
             else:
                 r = x ^ 1
-            R[od + l] = old ^ ((r ^ old) & sel)
+            D[l] = old ^ ((r ^ old) & sel)
 
 
 @njit(inline="always", cache=True)
-def fast_alu(fk, op, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase, scratch, ta, tb, tc,
-             taf, tbf, tcf):
+def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scratch, ta, tb, tc, Tf, Tu):
     """Execute a fast-path instruction (isa.FK_*; ``op`` its opcode, which
     the forms that call the general path's lane operation pass on) for the
     lanes in mask.
 
     Each operation has its own lane loop on purpose: a shared loop with the
-    operation switch inside costs a branch per lane. Operand arrays are chosen once (register file or a temporary filled with
+    operation switch inside costs a branch per lane. Operands are chosen
+    once as 32-lane views (of the register file, or a temporary filled with
     the immediate), canonicalisation is branch-free ((r & M) ^ S) - S, and
     masked lanes keep their old value through a branch-free select, so the
-    lane loops are straight-line code."""
-    A, ao = _operand(ka, va_, R, ta, rbase)
-    B, bo = _operand(kb, vb_, R, tb, rbase)
-    C, co = _operand(kc, vc_, R, tc, rbase)
+    lane loops are straight-line code.  f32 results are computed for every
+    lane into ``Tf`` (``Tu`` its bits) and then merged the same way."""
+    # 32-lane views: indices the compiler knows are in range and non-negative, so the
+    # lane loops carry no negative-index wrap-around (which kept them scalar and 3x slower)
+    D = R[od:od + 32]
+    A = _operand(ka, va_, R, ta, rbase)
+    B = _operand(kb, vb_, R, tb, rbase)
+    C = _operand(kc, vc_, R, tc, rbase)
     size = t & 15
     signed = (t >> 4) == TK_S
     if fk == FK_MOV and (t >> 4) == TK_F:
@@ -826,66 +853,66 @@ def fast_alu(fk, op, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase
         if fk == FK_MOV:
             for l in range(32):
                 sel = -((mask >> l) & 1)
-                old = R[od + l]
-                R[od + l] = old ^ (((((A[ao + l] & M) ^ S) - S) ^ old) & sel)
+                old = D[l]
+                D[l] = old ^ (((((A[l] & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_IADD:
             for l in range(32):
                 sel = -((mask >> l) & 1)
-                old = R[od + l]
-                R[od + l] = old ^ ((((((A[ao + l] + B[bo + l]) & M) ^ S) - S) ^ old) & sel)
+                old = D[l]
+                D[l] = old ^ ((((((A[l] + B[l]) & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_ISUB:
             for l in range(32):
                 sel = -((mask >> l) & 1)
-                old = R[od + l]
-                R[od + l] = old ^ ((((((A[ao + l] - B[bo + l]) & M) ^ S) - S) ^ old) & sel)
+                old = D[l]
+                D[l] = old ^ ((((((A[l] - B[l]) & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_IMUL_LO:
             for l in range(32):
                 sel = -((mask >> l) & 1)
-                old = R[od + l]
-                R[od + l] = old ^ ((((((A[ao + l] * B[bo + l]) & M) ^ S) - S) ^ old) & sel)
+                old = D[l]
+                D[l] = old ^ ((((((A[l] * B[l]) & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_IMUL_WIDE:  # mul.wide of 32-bit operands: exact in int64
             for l in range(32):
                 sel = -((mask >> l) & 1)
-                old = R[od + l]
-                x = ((A[ao + l] & 0xFFFFFFFF) ^ S) - S
-                y = ((B[bo + l] & 0xFFFFFFFF) ^ S) - S
-                R[od + l] = old ^ ((x * y ^ old) & sel)
+                old = D[l]
+                x = ((A[l] & 0xFFFFFFFF) ^ S) - S
+                y = ((B[l] & 0xFFFFFFFF) ^ S) - S
+                D[l] = old ^ ((x * y ^ old) & sel)
         elif fk == FK_IMAD_LO:
             for l in range(32):
                 sel = -((mask >> l) & 1)
-                old = R[od + l]
-                R[od + l] = old ^ ((((((A[ao + l] * B[bo + l] + C[co + l]) & M) ^ S) - S) ^ old) & sel)
+                old = D[l]
+                D[l] = old ^ ((((((A[l] * B[l] + C[l]) & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_SHL:
             nbits = size * 8
             for l in range(32):
                 sel = -((mask >> l) & 1)
-                old = R[od + l]
-                sh = B[bo + l] & 0xFFFFFFFF
-                r = A[ao + l] << min(sh, 63)
+                old = D[l]
+                sh = B[l] & 0xFFFFFFFF
+                r = A[l] << min(sh, 63)
                 r = r if sh < nbits else np.int64(0)
-                R[od + l] = old ^ (((((r & M) ^ S) - S) ^ old) & sel)
+                D[l] = old ^ (((((r & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_AND:
             for l in range(32):
                 sel = -((mask >> l) & 1)
-                old = R[od + l]
-                R[od + l] = old ^ ((((((A[ao + l] & B[bo + l]) & M) ^ S) - S) ^ old) & sel)
+                old = D[l]
+                D[l] = old ^ ((((((A[l] & B[l]) & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_OR:
             for l in range(32):
                 sel = -((mask >> l) & 1)
-                old = R[od + l]
-                R[od + l] = old ^ ((((((A[ao + l] | B[bo + l]) & M) ^ S) - S) ^ old) & sel)
+                old = D[l]
+                D[l] = old ^ ((((((A[l] | B[l]) & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_XOR:
             for l in range(32):
                 sel = -((mask >> l) & 1)
-                old = R[od + l]
-                R[od + l] = old ^ ((((((A[ao + l] ^ B[bo + l]) & M) ^ S) - S) ^ old) & sel)
+                old = D[l]
+                D[l] = old ^ ((((((A[l] ^ B[l]) & M) ^ S) - S) ^ old) & sel)
         else:  # setp on integers: canonical operands, unsigned 64-bit by flipping the sign bit
             flip = INT64_MIN if (size == 8 and not signed) else np.int64(0)
             for l in range(32):
                 sel = -((mask >> l) & 1)
-                old = R[od + l]
-                x = (((A[ao + l] & M) ^ S) - S) ^ flip
-                y = (((B[bo + l] & M) ^ S) - S) ^ flip
+                old = D[l]
+                x = (((A[l] & M) ^ S) - S) ^ flip
+                y = (((B[l] & M) ^ S) - S) ^ flip
                 if sub == 0:
                     c = x == y
                 elif sub == 1:
@@ -898,25 +925,23 @@ def fast_alu(fk, op, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase
                     c = x > y
                 else:
                     c = x >= y
-                R[od + l] = old ^ ((np.int64(c) ^ old) & sel)
+                D[l] = old ^ ((np.int64(c) ^ old) & sel)
         return
     if fk == FK_IDIV or fk == FK_IREM:   # int_binop per lane, as the general path (exec_int, write_back)
         for l in range(32):
             if (mask >> l) & 1:
-                R[od + l] = canon(int_binop(op, sub, t, canon(A[ao + l], t), canon(B[bo + l], t)), t)
+                D[l] = canon(int_binop(op, sub, t, canon(A[l], t), canon(B[l], t)), t)
         return
     if FK_IMIN <= fk <= FK_INOT:
-        _fast_select_logic(fk, size, signed, M, S, mask, R, od, A, ao, B, bo, C, co)
+        _fast_select_logic(fk, size, signed, M, S, mask, D, A, B, C)
         return
-    Af = taf if ka == K_IMM else Rf32
-    Bf = tbf if kb == K_IMM else Rf32
-    Cf = tcf if kc == K_IMM else Rf32
+    Af, Bf, Cf = A.view(np.float32), B.view(np.float32), C.view(np.float32)   # a lane's f32 at 2 * l
     if fk == FK_SETP_F32:  # setp on f32, ordered comparisons
         for l in range(32):
             sel = -((mask >> l) & 1)
-            old = R[od + l]
-            x = Af[2 * (ao + l)]
-            y = Bf[2 * (bo + l)]
+            old = D[l]
+            x = Af[2 * l]
+            y = Bf[2 * l]
             if sub == 0:
                 c = x == y
             elif sub == 1:
@@ -929,50 +954,48 @@ def fast_alu(fk, op, t, sub, mask, R, Rf32, od, ka, va_, kb, vb_, kc, vc_, rbase
                 c = x > y
             else:
                 c = x >= y
-            R[od + l] = old ^ ((np.int64(c) ^ old) & sel)
+            D[l] = old ^ ((np.int64(c) ^ old) & sel)
         return
-    full = mask == 0xFFFFFFFF
+    # f32 results go to the row of 32 f32 values ``Tf`` first (every lane: no
+    # branch per lane, and IEEE arithmetic does not trap), then into the
+    # register file zero-extended, masked lanes keeping their value
     if fk == FK_FADD:
         for l in range(32):
-            if full or (mask >> l) & 1:
-                r = Af[2 * (ao + l)] + Bf[2 * (bo + l)]
-                R[od + l] = 0  # the destination may be a source: read first
-                Rf32[2 * (od + l)] = r
+            Tf[l] = Af[2 * l] + Bf[2 * l]
     elif fk == FK_FSUB:
         for l in range(32):
-            if full or (mask >> l) & 1:
-                r = Af[2 * (ao + l)] - Bf[2 * (bo + l)]
-                R[od + l] = 0  # the destination may be a source: read first
-                Rf32[2 * (od + l)] = r
+            Tf[l] = Af[2 * l] - Bf[2 * l]
     elif fk == FK_FMUL:
         for l in range(32):
-            if full or (mask >> l) & 1:
-                r = Af[2 * (ao + l)] * Bf[2 * (bo + l)]
-                R[od + l] = 0  # the destination may be a source: read first
-                Rf32[2 * (od + l)] = r
+            Tf[l] = Af[2 * l] * Bf[2 * l]
     elif fk == FK_FDIV or fk == FK_FSQRT or FK_FABS <= fk <= FK_FMAX:   # f32_op per lane, as exec_float
         for l in range(32):
-            if full or (mask >> l) & 1:
-                x = Af[2 * (ao + l)]
-                _, r = f32_op(op, 0, 0, x, Bf[2 * (bo + l)], x)   # unary: B is absent, read and unused
-                R[od + l] = 0
-                Rf32[2 * (od + l)] = r
-    else:  # FK_FFMA
+            if (mask >> l) & 1:
+                x = Af[2 * l]
+                _, r = f32_op(op, 0, 0, x, Bf[2 * l], x)   # unary: B is absent, read and unused
+                Tf[l] = r
+    else:  # FK_FFMA: the machine's fused multiply-add, correctly rounded as _fma_rn_f32; NaNs through it
         for l in range(32):
-            if full or (mask >> l) & 1:
-                r = _fma_rn_f32(Af[2 * (ao + l)], Bf[2 * (bo + l)], Cf[2 * (co + l)], scratch)
-                R[od + l] = 0
-                Rf32[2 * (od + l)] = r
+            x, y, z = Af[2 * l], Bf[2 * l], Cf[2 * l]
+            r = fma32(x, y, z)
+            if r != r:
+                r = _fma_rn_f32(x, y, z, scratch)
+            Tf[l] = r
+    for l in range(32):
+        sel = -((mask >> l) & 1)
+        old = D[l]
+        D[l] = old ^ ((np.int64(Tu[l]) ^ old) & sel)
 
 
 @njit(inline="always", cache=True)
-def fast_misc(fk, code, pc, t, mask, R, Rf32, rbase, C, P, addr, lspace, lane_on, err, b, w):
+def fast_misc(fk, code, pc, t, mask, R, rbase, C, P, addr, lspace, lane_on, err, b, w, Tf, Tu):
     """The fast paths that are neither ALU nor ld/st: a uniform ld.param /
     ld.const, cvta and the common cvt forms (isa.FK_LD_UNIFORM and above).
     Returns (rc, nreq, rec_space); rc = 2 after a fault."""
     tsize = t & 15
     od = rbase + code[pc, F_D0] * 32
     oa = rbase + code[pc, F_SV0] * 32
+    D, A = R[od:od + 32], R[oa:oa + 32]    # 32-lane views, as fast_alu's
     if fk == FK_LD_UNIFORM:  # one load at a fixed address, all lanes
         a = code[pc, F_AOFF]
         m = P if code[pc, F_SPACE] == SP_PARAM else C
@@ -984,8 +1007,8 @@ def fast_misc(fk, code, pc, t, mask, R, Rf32, rbase, C, P, addr, lspace, lane_on
         x = canon(x, t)
         for l in range(32):
             sel = -((mask >> l) & 1)
-            old = R[od + l]
-            R[od + l] = old ^ ((x ^ old) & sel)
+            old = D[l]
+            D[l] = old ^ ((x ^ old) & sel)
         if mask == 0:
             return 0, 0, 0
         if lane_on:
@@ -1005,26 +1028,28 @@ def fast_misc(fk, code, pc, t, mask, R, Rf32, rbase, C, P, addr, lspace, lane_on
         M = np.int64(-1) if tsize == 8 else np.int64(0xFFFFFFFF)
         for l in range(32):
             sel = -((mask >> l) & 1)
-            old = R[od + l]
-            R[od + l] = old ^ ((((R[oa + l] + delta) & M) ^ old) & sel)
+            old = D[l]
+            D[l] = old ^ ((((A[l] + delta) & M) ^ old) & sel)
     elif fk == FK_CVT_I2F:  # cvt.rn.f32.{s,u}32
         t2 = code[pc, F_TYPE2]
         S2 = np.int64(0x80000000) if (t2 >> 4) == TK_S else np.int64(0)
+        for l in range(32):   # every lane, then merged as fast_alu's f32 results
+            Tf[l] = np.float32((((A[l] & 0xFFFFFFFF) ^ S2) - S2))
         for l in range(32):
-            if (mask >> l) & 1:
-                r32 = np.float32((((R[oa + l] & 0xFFFFFFFF) ^ S2) - S2))
-                R[od + l] = 0
-                Rf32[2 * (od + l)] = r32
+            sel = -((mask >> l) & 1)
+            old = D[l]
+            D[l] = old ^ ((np.int64(Tu[l]) ^ old) & sel)
     elif fk == FK_CVT_F2I:  # cvt.rzi.{s,u}32.f32
+        Af = A.view(np.float32)
         for l in range(32):
             if (mask >> l) & 1:
-                R[od + l] = canon(float_to_int(np.float64(Rf32[2 * (oa + l)]), t, 5), t)
+                D[l] = canon(float_to_int(np.float64(Af[2 * l]), t, 5), t)
     else:  # FK_CVT_I2I: integer widening/narrowing between 32 and 64 bits
         t2 = code[pc, F_TYPE2]
         for l in range(32):
             sel = -((mask >> l) & 1)
-            old = R[od + l]
-            R[od + l] = old ^ ((canon(canon(R[oa + l], t2), t) ^ old) & sel)
+            old = D[l]
+            D[l] = old ^ ((canon(canon(A[l], t2), t) ^ old) & sel)
     return 0, 0, 0
 
 
@@ -1072,12 +1097,13 @@ def lane_addresses(code, pc, op, mask, R, rbase, G, C, P, gshadow, gbase, smem_s
     space = code[pc, F_SPACE]
     nbytes = (code[pc, F_TYPE] & 15) * code[pc, F_VEC]
     abase = code[pc, F_ABASE]
+    Ra = R[rbase + abase * 32:rbase + abase * 32 + 32]   # a 32-lane view, as fast_alu's
     rec_space = 0
     for l in range(32):
         if (mask >> l) & 1:
             a = code[pc, F_AOFF]
             if abase >= 0:
-                a += R[rbase + abase * 32 + l]
+                a += Ra[l]
             sp = space
             if sp == SP_GENERIC:
                 if a >= LOCAL_WINDOW:
@@ -1600,26 +1626,27 @@ def write_back(code, pc, op, t, mask, R, rbase, vr, vr2):
         return
     o = rbase + code[pc, F_D0] * 32
     o2 = rbase + code[pc, F_D0 + 1] * 32
+    D, D2 = R[o:o + 32], R[o2:o2 + 32]      # 32-lane views, as fast_alu's
     if op == OP_SETP or op == OP_VOTE and code[pc, F_SUB] != 3:
         for l in range(32):
             if (mask >> l) & 1:
-                R[o + l] = vr[l]
+                D[l] = vr[l]
         if code[pc, F_ND] > 1:
             for l in range(32):
                 if (mask >> l) & 1:
-                    R[o2 + l] = vr2[l]
+                    D2[l] = vr2[l]
         return
     tw = t
     if op == OP_MUL and code[pc, F_SUB] == 2 or op == OP_MAD and code[pc, F_SUB] == 2:
         tw = t + (t & 15)
     for l in range(32):
         if (mask >> l) & 1:
-            R[o + l] = canon(vr[l], tw) if (tw >> 4) != TK_F else (
+            D[l] = canon(vr[l], tw) if (tw >> 4) != TK_F else (
                 vr[l] & 0xFFFFFFFF if (tw & 15) == 4 else vr[l])
     if op == OP_SHFL and code[pc, F_ND] > 1:
         for l in range(32):
             if (mask >> l) & 1:
-                R[o2 + l] = vr2[l]
+                D2[l] = vr2[l]
 
 
 @njit(cache=True, _nrt=False)
@@ -1677,9 +1704,10 @@ def start_block(smem, lmem, nthreads, nw, spc, srpc, smask, depth, status):
 def guard_mask(R, gb, gneg):
     """The lanes whose guard predicate (register offset gb, negated when
     gneg = 1) holds."""
+    G = R[gb:gb + 32]
     m = 0
     for l in range(32):
-        m |= (np.int64(R[gb + l] != 0) ^ gneg) << l
+        m |= (np.int64(G[l] != 0) ^ gneg) << l
     return m
 
 
@@ -1753,9 +1781,8 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
     views = (_views(mem[0]), _views(mem[1]), _views(mem[2]), _views(mem[3]), _views(mem[4]))
     G, C, P, S, L = views
     gshadow = mem[5]
-    Rf32 = R.view(np.float32)
     vb, vc, vd = V[1], V[2], V[3]
-    vbf, vcf, vdf = vb.view(np.float32), vc.view(np.float32), vd.view(np.float32)
+    vrf, vru = V[4].view(np.float32), V[4].view(np.uint32)
     addr, lspace, scratch, lines_tmp, bank_cnt, bank_words = work
     spc, srpc, smask, depth, status = warps
     nthreads = bx * by * bz
@@ -1836,13 +1863,12 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                             bs[BS_SHARED_INSTRS] += 1
                             bs[BS_SHARED_WAYS] += nreq
                     elif fk >= FK_LD_UNIFORM:
-                        rc, nreq, rec_space = fast_misc(fk, code, pc, t, mask, R, Rf32, rbase, C, P, addr, lspace,
-                                                        lane_on, err, b, w)
+                        rc, nreq, rec_space = fast_misc(fk, code, pc, t, mask, R, rbase, C, P, addr, lspace,
+                                                        lane_on, err, b, w, vrf, vru)
                     elif fk != FK_NONE:
-                        fast_alu(fk, code[pc, F_OP], t, code[pc, F_SUB], mask, R, Rf32, rbase + code[pc, F_D0] * 32,
+                        fast_alu(fk, code[pc, F_OP], t, code[pc, F_SUB], mask, R, rbase + code[pc, F_D0] * 32,
                                  code[pc, F_SK0], code[pc, F_SV0], code[pc, F_SK0 + 2], code[pc, F_SV0 + 2],
-                                 code[pc, F_SK0 + 4], code[pc, F_SV0 + 4], rbase, scratch, vb, vc, vd,
-                                 vbf, vcf, vdf)
+                                 code[pc, F_SK0 + 4], code[pc, F_SV0 + 4], rbase, scratch, vb, vc, vd, vrf, vru)
                     else:
                         op = code[pc, F_OP]
                         if op == OP_BRA or op == OP_RET or op == OP_EXIT or op == OP_BAR:
