@@ -67,6 +67,22 @@ def test_mul_wide_and_hi(t, dt, wide):
     np.testing.assert_array_equal(run_op(f"mul.hi.{t} D, A, B;", t, a, t, b), hi.astype(np.int64).astype(dt))
 
 
+@pytest.mark.parametrize("t,dt,wide", [("s32", np.int32, np.int64), ("u32", np.uint32, np.uint64),
+                                       ("s16", np.int16, np.int32), ("u16", np.uint16, np.uint32)])
+def test_mul_wide_fast_path_keeps_guarded_off_lanes(t, dt, wide):
+    """mul.wide of 16- and 32-bit operands runs on a fast path (the operands
+    sign- or zero-extended from their width): lanes a guard turns off keep
+    their value, the others get the exact product."""
+    a, b = ints(dt), ints(dt)[::-1].copy()
+    td = t[0] + str(2 * np.dtype(dt).itemsize * 8)
+    body = f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.{td} D, 7;\n @%p5 mul.wide.{t} D, A, B;"
+    code = Device().load_module(op_kernel(body, t, t, None, td), source="<t>").kernel("k").code
+    assert isa.FK_IMUL_WIDE in code[:, isa.F_FAST]
+    prod = (a.astype(object) * b.astype(object)).astype(wide)
+    want = np.where(np.arange(len(a)) % 2 == 1, prod, wide(7))
+    np.testing.assert_array_equal(run_op(body, t, a, t, b, td=td), want)
+
+
 @pytest.mark.parametrize("t,dt", [("s64", np.int64), ("u64", np.uint64)])
 def test_mul_hi_64(t, dt):
     a, b = ints(dt), ints(dt)[::-1].copy()

@@ -524,6 +524,8 @@ def fast_kind(row) -> int:
     sub = int(row[isa.F_SUB])
     if t == isa.T_PRED:
         return _PRED_LOGIC.get(op, isa.FK_NONE)
+    if op == isa.OP_MUL and sub == isa.MUL_WIDE and kind in (isa.TK_U, isa.TK_S) and size == 2:
+        return isa.FK_IMUL_WIDE     # 16 x 16 bits into 32 (histogram's bin offsets)
     if op == isa.OP_SELP and size in (4, 8):    # a copy of the selected operand's bits, any 32/64-bit type
         return isa.FK_SELP
     if is_int:

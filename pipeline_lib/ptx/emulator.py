@@ -870,12 +870,14 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
                 sel = -((mask >> l) & 1)
                 old = D[l]
                 D[l] = old ^ ((((((A[l] * B[l]) & M) ^ S) - S) ^ old) & sel)
-        elif fk == FK_IMUL_WIDE:  # mul.wide of 32-bit operands: exact in int64
+        elif fk == FK_IMUL_WIDE:  # mul.wide of 16- or 32-bit operands: exact in int64, canonical for twice the width
+            MW = (np.int64(1) << (8 * size)) - 1
+            SW = (np.int64(1) << (8 * size - 1)) if signed else np.int64(0)
             for l in range(32):
                 sel = -((mask >> l) & 1)
                 old = D[l]
-                x = ((A[l] & 0xFFFFFFFF) ^ S) - S
-                y = ((B[l] & 0xFFFFFFFF) ^ S) - S
+                x = ((A[l] & MW) ^ SW) - SW
+                y = ((B[l] & MW) ^ SW) - SW
                 D[l] = old ^ ((x * y ^ old) & sel)
         elif fk == FK_IMAD_LO:
             for l in range(32):
