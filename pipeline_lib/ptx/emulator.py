@@ -590,13 +590,13 @@ def _coalesced(is_ld, glob, size, t, S, R, ab, aoff, od, ka, va_, rbase, m32, m6
             if shadow[limit + ln] == 0:       # a line allocated in part: the lane path checks each byte
                 return 0
     D = R[od:od + 32]
+    Vs = R[rbase + va_ * 32:rbase + va_ * 32 + 32]   # a store's value; read only when it is a register
     if size == 4:
         W = m32[(i0 >> 2):(i0 >> 2) + 32]
         if is_ld:
             for l in range(32):
                 D[l] = (np.int64(W[l]) ^ S) - S
         elif ka == K_REG:
-            Vs = R[rbase + va_ * 32:rbase + va_ * 32 + 32]
             for l in range(32):
                 W[l] = np.uint32(Vs[l] & 0xFFFFFFFF)
         else:
@@ -608,7 +608,6 @@ def _coalesced(is_ld, glob, size, t, S, R, ab, aoff, od, ka, va_, rbase, m32, m6
             for l in range(32):
                 D[l] = canon(W64[l], t)
         elif ka == K_REG:
-            Vs = R[rbase + va_ * 32:rbase + va_ * 32 + 32]
             for l in range(32):
                 W64[l] = Vs[l]
         else:
@@ -754,6 +753,18 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
             else:
                 n = add_bank_word(bank_cnt, bank_words, a >> 2, n)
     return n
+
+
+@njit(inline="always", cache=True)
+def merge_f32(D, Tu, mask):
+    """The lanes in mask take the f32 results whose bits are ``Tu``
+    (zero-extended, as registers hold f32), the others keep their value: a
+    branch-free select, so the results can be computed for every lane
+    first, without a branch per lane."""
+    for l in range(32):
+        sel = -((mask >> l) & 1)
+        old = D[l]
+        D[l] = old ^ ((np.int64(Tu[l]) ^ old) & sel)
 
 
 @njit(inline="always", cache=True)
@@ -983,10 +994,7 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
             if r != r:
                 r = _fma_rn_f32(x, y, z, scratch)
             Tf[l] = r
-    for l in range(32):
-        sel = -((mask >> l) & 1)
-        old = D[l]
-        D[l] = old ^ ((np.int64(Tu[l]) ^ old) & sel)
+    merge_f32(D, Tu, mask)
 
 
 @njit(inline="always", cache=True)
@@ -1037,10 +1045,7 @@ def fast_misc(fk, code, pc, t, mask, R, rbase, C, P, addr, lspace, lane_on, err,
         S2 = np.int64(0x80000000) if (t2 >> 4) == TK_S else np.int64(0)
         for l in range(32):   # every lane, then merged as fast_alu's f32 results
             Tf[l] = np.float32((((A[l] & 0xFFFFFFFF) ^ S2) - S2))
-        for l in range(32):
-            sel = -((mask >> l) & 1)
-            old = D[l]
-            D[l] = old ^ ((np.int64(Tu[l]) ^ old) & sel)
+        merge_f32(D, Tu, mask)
     elif fk == FK_CVT_F2I:  # cvt.rzi.{s,u}32.f32
         Af = A.view(np.float32)
         for l in range(32):
