@@ -663,3 +663,37 @@ def test_half_warp_rows_and_broadcasts_match_the_lane_by_lane_path(lanes):
         np.testing.assert_array_equal(got, want)
     # the shared loads' bank-conflict degrees: two words of one bank, and words of distinct banks
     assert set(nreq[nreq > 0]) >= {1, 2, 16, 32}    # 16 ways in one bank; 32 lines, one per lane
+
+
+def test_immediates_of_the_fast_alu_paths_come_from_rows_of_the_register_file():
+    """An immediate operand of an ALU fast-path row is read from a row past
+    the warps' registers that holds it in every lane (emulator.immediate_rows):
+    the row's value column becomes the row's offset, each immediate gets its
+    own row, and rows of the other paths keep their immediates."""
+    from pipeline_lib.ptx.emulator import immediate_rows
+    body = ("mad.lo.s32 %r20, A, 3, -7;\n selp.s32 %r21, 11, A, %p1;\n add.s32 %r22, %r20, 1000;\n"
+            " mul.lo.s32 %r23, %r21, -3;\n add.s32 %r24, %r22, %r23;\n bfe.u32 %r25, A, 4, 8;\n"
+            " add.s32 %r24, %r24, %r25;\n xor.b32 D, %r24, 0x5a5a;")
+    code = Device().load_module(op_kernel(body, "s32", None, None, "s32"), source="<t>").kernel("k").code
+    base = 4096
+    new, values = immediate_rows(code, base)
+    alu = (code[:, isa.F_FAST] > isa.FK_NONE) & (code[:, isa.F_FAST] < isa.FK_LD_GLOBAL)
+    seen = []
+    for pc in range(len(code)):
+        for k in range(3):
+            kind, v = code[pc, isa.F_SK0 + 2 * k], code[pc, isa.F_SV0 + 2 * k]
+            if kind == isa.K_IMM and alu[pc]:
+                off = new[pc, isa.F_SV0 + 2 * k]
+                assert (off - base) % 32 == 0 and values[(off - base) // 32] == v
+                seen.append(off)
+    assert sorted(seen) == [base + 32 * i for i in range(len(values))] and len(values) >= 7
+    changed = np.zeros(code.shape, bool)
+    changed[:, isa.F_SV0:isa.F_SV0 + 6:2] = (code[:, isa.F_SK0:isa.F_SK0 + 6:2] == isa.K_IMM) & alu[:, None]
+    np.testing.assert_array_equal(new[~changed], code[~changed])
+    assert (code[~alu][:, isa.F_SK0:isa.F_SK0 + 8:2] == isa.K_IMM).any()   # bfe (general path) keeps its own
+    # and the kernel computes with them: %p1 is "element index >= n", false for every element here
+    a = ints(np.int32)
+    with np.errstate(over="ignore"):
+        x = a.astype(np.int64) * 3 - 7 + 1000 + (a.astype(np.int64) * -3) + ((a.view(np.uint32) >> 4) & 0xFF)
+    want = (x.astype(np.int32) ^ np.int32(0x5A5A)).astype(np.int32)
+    np.testing.assert_array_equal(run_op(body, "s32", a), want)

@@ -768,15 +768,46 @@ def merge_f32(D, Tu, mask):
 
 
 @njit(inline="always", cache=True)
-def _operand(k, v, R, tmp, rbase):
+def _operand(k, v, R, rbase):
     """An operand's 32 lanes: a view of its registers in the register file,
-    or tmp filled with the immediate (absent operands are never read)."""
-    if k == K_IMM:
-        for l in range(32):
-            tmp[l] = v
-        return tmp
-    o = rbase + v * 32 if k == K_REG else 0
+    or of the row past the warps' registers that holds the immediate in
+    every lane (``v`` its offset there, :func:`immediate_rows`; absent
+    operands are never read)."""
+    o = rbase + v * 32 if k == K_REG else (v if k == K_IMM else 0)
     return R[o:o + 32]
+
+
+@njit(cache=True)
+def immediate_rows(code, base):
+    """The code table as the fast ALU paths read it, and the immediates they
+    take from the register file: each immediate source operand (of the
+    first three) of an ALU fast-path row gets a row of 32 lanes from offset
+    ``base`` on, in order, and its value column becomes that row's offset.
+    Returns (code, values); the caller puts ``values[i]`` in every lane of
+    row i.  Filling a row per instruction cost a store per lane and then a
+    failed store-to-load forwarding when the lane loop read the row back in
+    vectors (a third of the time of a ``mov`` of an immediate).  Only these
+    rows change: the general path and the other fast paths read the
+    immediates themselves."""
+    n = 0
+    for pc in range(len(code)):
+        if FK_NONE < code[pc, F_FAST] < FK_LD_GLOBAL:
+            for k in range(3):
+                if code[pc, F_SK0 + 2 * k] == K_IMM:
+                    n += 1
+    values = np.zeros(n, np.int64)
+    if n == 0:
+        return code, values
+    code = code.copy()
+    i = 0
+    for pc in range(len(code)):
+        if FK_NONE < code[pc, F_FAST] < FK_LD_GLOBAL:
+            for k in range(3):
+                if code[pc, F_SK0 + 2 * k] == K_IMM:
+                    values[i] = code[pc, F_SV0 + 2 * k]
+                    code[pc, F_SV0 + 2 * k] = base + 32 * i
+                    i += 1
+    return code, values
 
 
 @njit(inline="always", cache=True)
@@ -836,7 +867,7 @@ def _fast_select_logic(fk, size, signed, M, S, mask, D, A, B, C):
 
 
 @njit(inline="always", cache=True)
-def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scratch, ta, tb, tc, Tf, Tu):
+def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scratch, Tf, Tu):
     """Execute a fast-path instruction (isa.FK_*; ``op`` its opcode, which
     the forms that call the general path's lane operation pass on) for the
     lanes in mask.
@@ -851,9 +882,9 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
     # 32-lane views: indices the compiler knows are in range and non-negative, so the
     # lane loops carry no negative-index wrap-around (which kept them scalar and 3x slower)
     D = R[od:od + 32]
-    A = _operand(ka, va_, R, ta, rbase)
-    B = _operand(kb, vb_, R, tb, rbase)
-    C = _operand(kc, vc_, R, tc, rbase)
+    A = _operand(ka, va_, R, rbase)
+    B = _operand(kb, vb_, R, rbase)
+    C = _operand(kc, vc_, R, rbase)
     size = t & 15
     signed = (t >> 4) == TK_S
     if fk == FK_MOV and (t >> 4) == TK_F:
@@ -988,12 +1019,16 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
                 _, r = f32_op(op, 0, 0, x, Bf[2 * l], x)   # unary: B is absent, read and unused
                 Tf[l] = r
     else:  # FK_FFMA: the machine's fused multiply-add, correctly rounded as _fma_rn_f32; NaNs through it
+        # (in a second pass, so that the first has no branch per lane and vectorises)
+        nan = False
         for l in range(32):
-            x, y, z = Af[2 * l], Bf[2 * l], Cf[2 * l]
-            r = fma32(x, y, z)
-            if r != r:
-                r = _fma_rn_f32(x, y, z, scratch)
+            r = fma32(Af[2 * l], Bf[2 * l], Cf[2 * l])
+            nan |= r != r
             Tf[l] = r
+        if nan:
+            for l in range(32):
+                if Tf[l] != Tf[l]:
+                    Tf[l] = _fma_rn_f32(Af[2 * l], Bf[2 * l], Cf[2 * l], scratch)
     merge_f32(D, Tu, mask)
 
 
@@ -1788,7 +1823,6 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
     views = (_views(mem[0]), _views(mem[1]), _views(mem[2]), _views(mem[3]), _views(mem[4]))
     G, C, P, S, L = views
     gshadow = mem[5]
-    vb, vc, vd = V[1], V[2], V[3]
     vrf, vru = V[4].view(np.float32), V[4].view(np.uint32)
     addr, lspace, scratch, lines_tmp, bank_cnt, bank_words = work
     spc, srpc, smask, depth, status = warps
@@ -1875,7 +1909,7 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                     elif fk != FK_NONE:
                         fast_alu(fk, code[pc, F_OP], t, code[pc, F_SUB], mask, R, rbase + code[pc, F_D0] * 32,
                                  code[pc, F_SK0], code[pc, F_SV0], code[pc, F_SK0 + 2], code[pc, F_SV0 + 2],
-                                 code[pc, F_SK0 + 4], code[pc, F_SV0 + 4], rbase, scratch, vb, vc, vd, vrf, vru)
+                                 code[pc, F_SK0 + 4], code[pc, F_SV0 + 4], rbase, scratch, vrf, vru)
                     else:
                         op = code[pc, F_OP]
                         if op == OP_BRA or op == OP_RET or op == OP_EXIT or op == OP_BAR:
@@ -1962,7 +1996,10 @@ def run_blocks(code, n_regs, grid, block, blk_begin, blk_end,
     smem = np.zeros(((smem_size + 7) // 8) * 8 + 8, np.uint8)
     lmem = np.zeros(max(8, ((nw * 32 * lwords * 4 + 7) // 8) * 8), np.uint8)
     mem = (gmem, cmem, pmem, smem, lmem, gshadow)
-    R = np.zeros(nw * n_regs * 32, np.int64)
+    code, imm = immediate_rows(code, nw * n_regs * 32)
+    R = np.zeros((nw * n_regs + len(imm)) * 32, np.int64)
+    for i in range(len(imm)):
+        R[(nw * n_regs + i) * 32:(nw * n_regs + i + 1) * 32] = imm[i]
     V = np.zeros((6, 32), np.int64)   # operands a, b, c, d and results r, r2
     work = (np.zeros(32, np.int64), np.zeros(32, np.int64), np.zeros(1, np.int64), np.zeros(32, np.int64),
             np.zeros(32, np.int64), np.zeros((32, 32), np.int64))
