@@ -1,0 +1,168 @@
+"""Where the emulator's compiled code spends its time, by machine instruction.
+
+    .venv/bin/python benchmarks/perf_asm.py cfd [--size paper] [--top 15] [--out DIR]
+    .venv/bin/python benchmarks/perf_asm.py --micro "mov.u32 %r3, 5;" [--blocks 512]
+
+Runs itself again under ``perf record -e cpu-clock`` (a software clock: no
+hardware counters needed).  The child runs a workload (or a micro-kernel
+of one instruction repeated, as ``emulator_micro.py``'s), then finds each
+compiled emulator function's load address (numba's JIT engine, by the
+symbol names of the object in the function's cache file) and writes the
+machine code as loaded, read from its own memory.  The parent maps every
+sample to a function and an offset, prints each function's share and its
+hottest runs of instructions (runs of sampled instructions less than 48
+bytes apart), and writes the whole disassembly with a sample count per
+instruction to ``DIR/<function>.ann``.
+
+``numba_profile.py`` maps samples to source lines through a second copy
+of the module emitted with debug information, whose code need not be laid
+out as the loaded one is; this script reads the loaded bytes themselves,
+so the attribution is exact, to the instruction (a sample lands on the
+instruction after the one that stalled, as the clock interrupt is taken).
+Finding which source line a hot run belongs to is left to reading it: the
+column offsets (``0xf8`` = 31 x 8 bytes is the code table's ``fast``
+column) and the lane loops' shapes make most runs easy to place.
+
+Needs ``perf``, ``nm`` and ``objdump`` (Debian: linux-perf, binutils).
+"""
+import argparse
+import collections
+import ctypes
+import glob
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHILD = "PERF_ASM_DIR"
+FUNCTIONS = ("_interp", "exec_general", "_half_warps", "run_blocks")
+
+
+def _cached_object(dispatcher) -> bytes:
+    """The ELF object in ``dispatcher``'s newest cache file (numba keeps it
+    there as the bytes it loads)."""
+    code = dispatcher.py_func.__code__
+    pattern = str(Path(code.co_filename).parent / "__pycache__" /
+                  f"{Path(code.co_filename).stem}.{code.co_name}-{code.co_firstlineno}.*.nbc")
+    files = glob.glob(pattern)
+    if not files:
+        raise SystemExit(f"perf_asm: no numba cache file matches {pattern}")
+    data = open(max(files, key=os.path.getmtime), "rb").read()
+    i = data.find(b"\x7fELF")
+    shoff, = struct.unpack_from("<Q", data, i + 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, i + 0x3A)
+    return data[i:i + shoff + shentsize * shnum]
+
+
+def child(args, out: Path) -> None:
+    sys.path.insert(0, str(ROOT))
+    from pipeline_lib.ptx import Device, emulator
+    if args.micro:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from emulator_micro import KERNEL
+        dev = Device()
+        mod = dev.load_module(KERNEL.format(body="\n".join([args.micro] * 200)), source="<micro>")
+        buf = dev.malloc(4 * 256 * args.blocks)
+        dev.launch(mod, "k", (1, 1, 1), (256, 1, 1), [buf])
+        info = dev.launch(mod, "k", (args.blocks, 1, 1), (256, 1, 1), [buf])
+        n = int(info.block_stats[:, 1].sum())
+        print(f"{info.seconds / n * 1e9:.1f} ns per warp instruction ({n / 1e6:.1f} M)", file=sys.stderr)
+    else:
+        from pipeline_lib.workloads import get
+        get("reduction", "small").execute(Device())     # load or compile the emulator first
+        t0 = time.perf_counter()
+        get(args.workload, args.size).execute(Device())
+        print(f"{args.workload} {args.size}: {time.perf_counter() - t0:.2f} s", file=sys.stderr)
+    (_, cres), = emulator.run_blocks.overloads.items()
+    engine = cres.library._codegen._engine
+    with open(out / "functions.txt", "w") as f:
+        for name in FUNCTIONS:
+            obj = out / f"{name}.o"
+            obj.write_bytes(_cached_object(getattr(emulator, name)))
+            nm = subprocess.run(["nm", "-S", str(obj)], capture_output=True, text=True, check=True).stdout
+            for line in nm.splitlines():
+                p = line.split()
+                if len(p) == 4 and p[2] in "Tt" and name in p[3] and "cpython" not in p[3] and "cfunc" not in p[3]:
+                    addr, size = engine.get_function_address(p[3]), int(p[1], 16)
+                    if addr:
+                        (out / f"{name}.bin").write_bytes(ctypes.string_at(addr, size))
+                        f.write(f"{name} {addr} {size}\n")
+                    break
+
+
+def _disassembly(path: Path) -> list[tuple[int, str]]:
+    text = subprocess.run(["objdump", "-D", "-b", "binary", "-m", "i386:x86-64", str(path)],
+                          capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 3 and parts[0].strip().endswith(":"):
+            try:
+                rows.append((int(parts[0].strip()[:-1], 16), "\t".join(parts[2:]).strip()))
+            except ValueError:
+                pass
+    return rows
+
+
+def report(out: Path, top: int) -> None:
+    ips = subprocess.run(["perf", "script", "-i", str(out / "perf.data"), "-F", "ip"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    ips = [int(x, 16) for x in ips]
+    funcs = [(n, int(a), int(s)) for n, a, s in (line.split() for line in open(out / "functions.txt"))]
+    inside = sum(1 for ip in ips if any(a <= ip < a + s for _, a, s in funcs))
+    print(f"{len(ips)} samples, {inside} in the emulator's compiled functions")
+    for name, addr, size in funcs:
+        hits = collections.Counter(ip - addr for ip in ips if addr <= ip < addr + size)
+        total = sum(hits.values())
+        if not total:
+            continue
+        print(f"\n{name}: {total} samples ({total / max(inside, 1) * 100:.1f}% of the emulator's)")
+        rows = _disassembly(out / f"{name}.bin")
+        with open(out / f"{name}.ann", "w") as f:
+            for off, ins in rows:
+                f.write(f"{hits.get(off, 0):7d} {off:6x}  {ins}\n")
+        runs = []
+        for off, ins in rows:
+            n = hits.get(off, 0)
+            if not n:
+                continue
+            if runs and off - runs[-1][1] < 48:
+                runs[-1][1] = off
+                runs[-1][2] += n
+                runs[-1][3].append((n, ins))
+            else:
+                runs.append([off, off, n, [(n, ins)]])
+        for first, last, n, ins in sorted(runs, key=lambda r: -r[2])[:top]:
+            hot = " | ".join(i[:36] for _, i in sorted(ins, key=lambda x: -x[0])[:3])
+            print(f"  {first:6x}-{last:6x} {n:7d} {n / total * 100:5.1f}%  {hot}")
+    print(f"\nannotated disassembly: {out}/<function>.ann")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("workload", nargs="?", help="a workload of pipeline_lib.workloads")
+    ap.add_argument("--size", default="paper")
+    ap.add_argument("--micro", help="one PTX instruction line, repeated in a loop (emulator_micro.py's kernel)")
+    ap.add_argument("--blocks", type=int, default=512, help="blocks of 256 threads for --micro")
+    ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--out", type=Path, help="where the samples and annotated disassembly go (default: a new temporary directory)")
+    args = ap.parse_args()
+    if not args.micro and not args.workload:
+        ap.error("name a workload or give --micro")
+    if os.environ.get(CHILD):
+        child(args, Path(os.environ[CHILD]))
+        return
+    out = args.out or Path(tempfile.mkdtemp(prefix="perf_asm-"))
+    out.mkdir(parents=True, exist_ok=True)
+    cmd = ["perf", "record", "-q", "-e", "cpu-clock", "-F", "5000", "-o", str(out / "perf.data"),
+           sys.executable, __file__] + sys.argv[1:]
+    subprocess.run(cmd, check=True, env={**os.environ, CHILD: str(out)}, cwd=ROOT)
+    report(out, args.top)
+
+
+if __name__ == "__main__":
+    main()
