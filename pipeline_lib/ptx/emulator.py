@@ -874,8 +874,8 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
 
     Each operation has its own lane loop on purpose: a shared loop with the
     operation switch inside costs a branch per lane. Operands are chosen
-    once as 32-lane views (of the register file, or a temporary filled with
-    the immediate), canonicalisation is branch-free ((r & M) ^ S) - S, and
+    once as 32-lane views (of the register file, or of the immediate's row,
+    :func:`immediate_rows`), canonicalisation is branch-free ((r & M) ^ S) - S, and
     masked lanes keep their old value through a branch-free select, so the
     lane loops are straight-line code.  f32 results are computed for every
     lane into ``Tf`` (``Tu`` its bits) and then merged the same way."""
