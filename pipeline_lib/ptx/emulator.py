@@ -785,12 +785,11 @@ def merge_f32(D, Tu, mask):
     """The lanes in mask take the f32 results whose bits are ``Tu``
     (zero-extended, as registers hold f32), the others keep their value: a
     branch-free select, so the results can be computed for every lane
-    first, without a branch per lane.  The loop runs to half of len(Tu) (the
-    bits of 32 int64 lanes as 64 uint32; 32 lanes), a count the compiler
-    does not know: with the constant 32 it sometimes unrolled the loop into
-    32 tests and branches (`mandelbrot` 0.50-0.63x after an unrelated change
-    to the memory path) instead of vectorising it."""
-    for l in range(len(Tu) >> 1):
+    first, without a branch per lane.  The loop runs to len(D) (32 lanes),
+    a count the compiler does not know: with the constant 32 it sometimes
+    unrolled the loop into 32 tests and branches (`mandelbrot` 0.50-0.63x
+    after an unrelated change to the memory path) instead of vectorising it."""
+    for l in range(len(D)):
         sel = -((mask >> l) & 1)
         old = D[l]
         D[l] = old ^ ((np.int64(Tu[l]) ^ old) & sel)
@@ -818,16 +817,8 @@ def immediate_rows(code, base):
     vectors (a third of the time of a ``mov`` of an immediate).  Only these
     rows change: the general path and the other fast paths read the
     immediates themselves."""
-    n = 0
-    for pc in range(len(code)):
-        if FK_NONE < code[pc, F_FAST] < FK_LD_GLOBAL:
-            for k in range(3):
-                if code[pc, F_SK0 + 2 * k] == K_IMM:
-                    n += 1
-    values = np.zeros(n, np.int64)
-    if n == 0:
-        return code, values
     code = code.copy()
+    values = np.zeros(3 * len(code), np.int64)
     i = 0
     for pc in range(len(code)):
         if FK_NONE < code[pc, F_FAST] < FK_LD_GLOBAL:
@@ -836,7 +827,7 @@ def immediate_rows(code, base):
                     values[i] = code[pc, F_SV0 + 2 * k]
                     code[pc, F_SV0 + 2 * k] = base + 32 * i
                     i += 1
-    return code, values
+    return code, values[:i]
 
 
 @njit(inline="always", cache=True)
