@@ -2,11 +2,13 @@
 
     .venv/bin/python benchmarks/perf_asm.py cfd [--size paper] [--top 15] [--out DIR]
     .venv/bin/python benchmarks/perf_asm.py --micro "mov.u32 %r3, 5;" [--blocks 512]
+    .venv/bin/python benchmarks/perf_asm.py --simulator results/traces/spmv-scalar [--hw gpumech-baseline]
 
 Runs itself again under ``perf record -e cpu-clock`` (a software clock: no
 hardware counters needed).  The child runs a workload (or a micro-kernel
-of one instruction repeated, as ``emulator_micro.py``'s), then finds each
-compiled emulator function's load address (numba's JIT engine, by the
+of one instruction repeated, as ``emulator_micro.py``'s, or with
+``--simulator`` the detailed simulator on a trace directory), then finds
+each compiled emulator (simulator) function's load address (numba's JIT engine, by the
 symbol names of the object in the function's cache file) and writes the
 machine code as loaded, read from its own memory.  The parent maps every
 sample to a function and an offset, prints each function's share and its
@@ -40,28 +42,46 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CHILD = "PERF_ASM_DIR"
 FUNCTIONS = ("_interp", "exec_general", "_half_warps", "run_blocks")
+SIM_FUNCTIONS = ("run", "_l2", "_book", "heap_replace_min", "_next_ready", "_release_barrier", "_retire")
 
 
-def _cached_object(dispatcher) -> bytes:
-    """The ELF object in ``dispatcher``'s newest cache file (numba keeps it
-    there as the bytes it loads)."""
+def _cached_objects(dispatcher) -> list[bytes]:
+    """The ELF objects in ``dispatcher``'s cache files, one per compiled
+    specialisation (numba keeps each there as the bytes it loads)."""
     code = dispatcher.py_func.__code__
     pattern = str(Path(code.co_filename).parent / "__pycache__" /
                   f"{Path(code.co_filename).stem}.{code.co_name}-{code.co_firstlineno}.*.nbc")
     files = glob.glob(pattern)
     if not files:
         raise SystemExit(f"perf_asm: no numba cache file matches {pattern}")
-    data = open(max(files, key=os.path.getmtime), "rb").read()
-    i = data.find(b"\x7fELF")
-    shoff, = struct.unpack_from("<Q", data, i + 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", data, i + 0x3A)
-    return data[i:i + shoff + shentsize * shnum]
+    objects = []
+    for path in sorted(files, key=os.path.getmtime, reverse=True):
+        data = open(path, "rb").read()
+        i = data.find(b"\x7fELF")
+        shoff, = struct.unpack_from("<Q", data, i + 0x28)
+        shentsize, shnum = struct.unpack_from("<HH", data, i + 0x3A)
+        objects.append(data[i:i + shoff + shentsize * shnum])
+    return objects
 
 
 def child(args, out: Path) -> None:
     sys.path.insert(0, str(ROOT))
     from pipeline_lib.ptx import Device, emulator
-    if args.micro:
+    module, functions, entry = emulator, FUNCTIONS, "run_blocks"
+    if args.simulator:
+        from pipeline_lib.sim import engine, load_hardware
+        from pipeline_lib.sim.simulator import Simulator
+        from pipeline_lib.sim.trace_reader import TraceDir
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from simulator_speed import traced
+        hw = load_hardware(args.hw)
+        with tempfile.TemporaryDirectory() as tmp:     # load or compile the engine first
+            Simulator(hw, traced("reduction", "small", Path(tmp))).run()
+        t0 = time.perf_counter()
+        Simulator(hw, TraceDir(args.simulator)).run()
+        print(f"{args.simulator}: {time.perf_counter() - t0:.2f} s", file=sys.stderr)
+        module, functions, entry = engine, SIM_FUNCTIONS, "run"
+    elif args.micro:
         sys.path.insert(0, str(ROOT / "benchmarks"))
         from emulator_micro import KERNEL
         dev = Device()
@@ -77,21 +97,25 @@ def child(args, out: Path) -> None:
         t0 = time.perf_counter()
         get(args.workload, args.size).execute(Device())
         print(f"{args.workload} {args.size}: {time.perf_counter() - t0:.2f} s", file=sys.stderr)
-    (_, cres), = emulator.run_blocks.overloads.items()
-    engine = cres.library._codegen._engine
+    (_, cres), = getattr(module, entry).overloads.items()
+    jit = cres.library._codegen._engine
     with open(out / "functions.txt", "w") as f:
-        for name in FUNCTIONS:
-            obj = out / f"{name}.o"
-            obj.write_bytes(_cached_object(getattr(emulator, name)))
-            nm = subprocess.run(["nm", "-S", str(obj)], capture_output=True, text=True, check=True).stdout
-            for line in nm.splitlines():
-                p = line.split()
-                if len(p) == 4 and p[2] in "Tt" and name in p[3] and "cpython" not in p[3] and "cfunc" not in p[3]:
-                    addr, size = engine.get_function_address(p[3]), int(p[1], 16)
-                    if addr:
-                        (out / f"{name}.bin").write_bytes(ctypes.string_at(addr, size))
-                        f.write(f"{name} {addr} {size}\n")
-                    break
+        for name in functions:
+            found = 0      # a function may be loaded in several specialisations: name, name.1, ...
+            for data in _cached_objects(getattr(module, name)):
+                obj = out / f"{name}.o"
+                obj.write_bytes(data)
+                nm = subprocess.run(["nm", "-S", str(obj)], capture_output=True, text=True, check=True).stdout
+                for line in nm.splitlines():
+                    p = line.split()
+                    if len(p) == 4 and p[2] in "Tt" and name in p[3] and "cpython" not in p[3] and "cfunc" not in p[3]:
+                        addr, size = jit.get_function_address(p[3]), int(p[1], 16)
+                        if addr:
+                            label = name if not found else f"{name}.{found}"
+                            (out / f"{label}.bin").write_bytes(ctypes.string_at(addr, size))
+                            f.write(f"{label} {addr} {size}\n")
+                            found += 1
+                        break
 
 
 def _disassembly(path: Path) -> list[tuple[int, str]]:
@@ -114,13 +138,13 @@ def report(out: Path, top: int) -> None:
     ips = [int(x, 16) for x in ips]
     funcs = [(n, int(a), int(s)) for n, a, s in (line.split() for line in open(out / "functions.txt"))]
     inside = sum(1 for ip in ips if any(a <= ip < a + s for _, a, s in funcs))
-    print(f"{len(ips)} samples, {inside} in the emulator's compiled functions")
+    print(f"{len(ips)} samples, {inside} in the listed compiled functions")
     for name, addr, size in funcs:
         hits = collections.Counter(ip - addr for ip in ips if addr <= ip < addr + size)
         total = sum(hits.values())
         if not total:
             continue
-        print(f"\n{name}: {total} samples ({total / max(inside, 1) * 100:.1f}% of the emulator's)")
+        print(f"\n{name}: {total} samples ({total / max(inside, 1) * 100:.1f}% of those)")
         rows = _disassembly(out / f"{name}.bin")
         with open(out / f"{name}.ann", "w") as f:
             for off, ins in rows:
@@ -148,11 +172,13 @@ def main() -> None:
     ap.add_argument("--size", default="paper")
     ap.add_argument("--micro", help="one PTX instruction line, repeated in a loop (emulator_micro.py's kernel)")
     ap.add_argument("--blocks", type=int, default=512, help="blocks of 256 threads for --micro")
+    ap.add_argument("--simulator", type=Path, metavar="TRACE_DIR", help="profile the detailed simulator on this trace")
+    ap.add_argument("--hw", default="gpumech-baseline", help="hardware configuration for --simulator")
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--out", type=Path, help="where the samples and annotated disassembly go (default: a new temporary directory)")
     args = ap.parse_args()
-    if not args.micro and not args.workload:
-        ap.error("name a workload or give --micro")
+    if not args.micro and not args.workload and not args.simulator:
+        ap.error("name a workload or give --micro or --simulator")
     if os.environ.get(CHILD):
         child(args, Path(os.environ[CHILD]))
         return

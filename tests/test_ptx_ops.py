@@ -665,6 +665,44 @@ def test_half_warp_rows_and_broadcasts_match_the_lane_by_lane_path(lanes):
     assert set(nreq[nreq > 0]) >= {1, 2, 16, 32}    # 16 ways in one bank; 32 lines, one per lane
 
 
+GATHER = memory_kernel(8, 16, 8, """\
+ mov.u32 %r1, %tid.x;
+ mul.wide.u32 %rd5, %r1, 4;
+ add.s64 %rd6, %rd1, %rd5;
+ ld.global.u32 %r2, [%rd6];
+ mul.wide.u32 %rd7, %r2, 4;
+ add.s64 %rd8, %rd1, %rd7;
+ ld.global.s32 %r3, [%rd8];
+ add.s64 %rd9, %rd3, %rd5;
+ st.global.u32 [%rd9], %r3;
+ ret;
+""")
+
+
+@pytest.mark.parametrize("lanes", [False, True])
+def test_gathered_lines_are_recorded_sorted_and_distinct(lanes):
+    """A gather whose lanes touch lines in no order, with a line repeated
+    by lanes far apart and by neighbours: the trace records each line once,
+    in increasing order (emulator.sort_lines), on the lane-by-lane path and
+    on the general path that ``lane_addresses`` forces; lanes already in
+    increasing line order too."""
+    for order in ((np.arange(32) * 13) % 32, np.arange(32)):
+        idx = (32 + order * 32 + order % 7).astype(np.int32)   # lane l reads a word of line 1 + order[l]
+        idx[20] = idx[5]            # the same word, far apart
+        idx[11] = idx[10] + 1       # the same line, neighbours
+        idx[27] = idx[3] + 2        # the same line, far apart
+        src32 = np.arange(32 * 34, dtype=np.int32) * 7
+        src32[:32] = idx
+        o32, _, _, nreq, lines = run_memory_kernel(GATHER, lanes, src32, np.zeros(1, np.uint64), 32, 1, (32,))
+        np.testing.assert_array_equal(o32, src32[idx])
+        first, gather, _ = np.flatnonzero(nreq > 0)[4:]   # after the four ld.param: the indices, the gather, the store
+        assert nreq[first] == 1      # the indices: one line, the array's first
+        base = lines[0]
+        want = np.unique((base + 4 * idx.astype(np.int64)) & ~127)
+        assert nreq[gather] == len(want) == 29
+        np.testing.assert_array_equal(lines[1:1 + nreq[gather]], want)
+
+
 def test_immediates_of_the_fast_alu_paths_come_from_rows_of_the_register_file():
     """An immediate operand of an ALU fast-path row is read from a row past
     the warps' registers that holds it in every lane (emulator.immediate_rows):
