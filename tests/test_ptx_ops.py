@@ -4,7 +4,7 @@ import pytest
 from numba import njit
 
 from pipeline_lib.ptx import Device, isa
-from pipeline_lib.ptx.emulator import fma32
+from pipeline_lib.ptx.emulator import fma32, lowest_bit, popcount
 from pipeline_lib.ptx.fpmath import fma_f32
 from ptx_harness import op_kernel, run_op
 
@@ -735,3 +735,27 @@ def test_immediates_of_the_fast_alu_paths_come_from_rows_of_the_register_file():
         x = a.astype(np.int64) * 3 - 7 + 1000 + (a.astype(np.int64) * -3) + ((a.view(np.uint32) >> 4) & 0xFF)
     want = (x.astype(np.int32) ^ np.int32(0x5A5A)).astype(np.int32)
     np.testing.assert_array_equal(run_op(body, "s32", a), want)
+
+
+@njit
+def _bits(xs):
+    out = np.empty((len(xs), 2), np.int64)
+    for i in range(len(xs)):
+        out[i, 0] = popcount(xs[i])
+        out[i, 1] = lowest_bit(xs[i])
+    return out
+
+
+def test_popcount_and_lowest_bit_intrinsics():
+    """The bit intrinsics behind the per-instruction thread count and the
+    walk over a memory instruction's active lanes, on masks of every
+    shape, 32-bit lane masks and whole int64 words alike."""
+    rng = np.random.default_rng(3)
+    xs = np.concatenate([np.array([0, 1, 0xFFFFFFFF, 0x80000000, 1 << 62, -1, -(1 << 63)], np.int64),
+                         rng.integers(-(1 << 63), (1 << 63) - 1, 200, dtype=np.int64),
+                         rng.integers(0, 1 << 32, 200, dtype=np.int64)])
+    got = _bits(xs)
+    for x, (pop, low) in zip(xs, got):
+        u = int(x) & ((1 << 64) - 1)
+        assert pop == bin(u).count("1"), hex(u)
+        assert low == ((u & -u).bit_length() - 1 if u else 64), hex(u)

@@ -783,36 +783,38 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
     if not glob:
         for k2 in range(32):
             bank_cnt[k2] = 0
-    for l in range(32):
-        if (mask >> l) & 1:
-            a = aoff
-            if abase >= 0:
-                a += Ra[l]
-            i = a - base
-            ok = i >= 0 and i + size <= limit
-            if ok and glob:
-                ok = allocated(shadow, limit, i, size)
-            if not ok or a & (size - 1):  # sizes are powers of two
-                fault(err, E_OOB if not ok else E_MISALIGNED, b, w, l, pc, a, SP_GLOBAL if glob else SP_SHARED)
-                return -1
-            if size == 4:
-                if is_ld:
-                    x = np.int64(m32[i >> 2])
-                    D[l] = ((x ^ S) - S)
-                else:
-                    m32[i >> 2] = np.uint32((Vs[l] if ka == K_REG else va_) & 0xFFFFFFFF)
-            elif is_ld:
-                D[l] = canon(mem_load(m8, m16, m32, m64, i, size), t)
+    active = mask & 0xFFFFFFFF
+    while active != 0:               # the active lanes in order, without a test per lane
+        l = lowest_bit(active)
+        active &= active - 1
+        a = aoff
+        if abase >= 0:
+            a += Ra[l]
+        i = a - base
+        ok = i >= 0 and i + size <= limit
+        if ok and glob:
+            ok = allocated(shadow, limit, i, size)
+        if not ok or a & (size - 1):  # sizes are powers of two
+            fault(err, E_OOB if not ok else E_MISALIGNED, b, w, l, pc, a, SP_GLOBAL if glob else SP_SHARED)
+            return -1
+        if size == 4:
+            if is_ld:
+                x = np.int64(m32[i >> 2])
+                D[l] = ((x ^ S) - S)
             else:
-                mem_store(m8, m16, m32, m64, i, size, Vs[l] if ka == K_REG else va_)
-            if glob:
-                line = a & ~np.int64(127)
-                if line != last:
-                    lines_tmp[n] = line
-                    n += 1
-                    last = line
-            else:
-                n = add_bank_word(bank_cnt, bank_words, a >> 2, n)
+                m32[i >> 2] = np.uint32((Vs[l] if ka == K_REG else va_) & 0xFFFFFFFF)
+        elif is_ld:
+            D[l] = canon(mem_load(m8, m16, m32, m64, i, size), t)
+        else:
+            mem_store(m8, m16, m32, m64, i, size, Vs[l] if ka == K_REG else va_)
+        if glob:
+            line = a & ~np.int64(127)
+            if line != last:
+                lines_tmp[n] = line
+                n += 1
+                last = line
+        else:
+            n = add_bank_word(bank_cnt, bank_words, a >> 2, n)
     return sort_lines(lines_tmp, n) if glob else n
 
 
@@ -1814,11 +1816,31 @@ def guard_mask(R, gb, gneg):
     return m
 
 
-@njit(inline="always", cache=True)
-def popc32(m):
-    m = m - ((m >> 1) & 0x55555555)
-    m = (m & 0x33333333) + ((m >> 2) & 0x33333333)
-    return (((m + (m >> 4)) & 0x0F0F0F0F) * 0x01010101 & 0xFFFFFFFF) >> 24
+def _bit_intrinsic(name):
+    """An intrinsic on an int64 that calls LLVM's ``llvm.<name>.i64`` (one
+    machine instruction, popcnt or tzcnt, where the host has it)."""
+    @intrinsic
+    def bit_op(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            i64 = ir.IntType(64)
+            v = context.cast(builder, args[0], sig.args[0], types.int64)
+            argtys = [i64] if name == "ctpop" else [i64, ir.IntType(1)]
+            f = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, argtys), f"llvm.{name}.i64")
+            extra = [] if name == "ctpop" else [ir.Constant(ir.IntType(1), 0)]    # cttz of 0 is 64, defined
+            return builder.call(f, [v] + extra)
+        return types.int64(x), codegen
+    return bit_op
+
+
+#: the set bits of an int64 (a warp's 32-lane mask: its active lanes); the
+#: bit-trick form it replaces was not turned into popcnt by LLVM (4.4% of
+#: `spmv`'s interpreter samples)
+popcount = _bit_intrinsic("ctpop")
+#: the index of the lowest set bit of an int64 (64 for 0)
+lowest_bit = _bit_intrinsic("cttz")
 
 
 @njit(inline="always", cache=True)
@@ -1987,7 +2009,7 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                                 rc = exec_general(code, pc, mask, amask, b, w, rbase, R, V, err)
                     if rc != 0:
                         return 2
-                    nthr = popc32(count_mask)
+                    nthr = popcount(count_mask)
                     bs[BS_WARP_INSTRS] += 1
                     bs[BS_THREAD_INSTRS] += nthr
                     ws[WS_WARP_INSTRS] += 1
