@@ -44,18 +44,34 @@ def test_undeclared_register():
         Device().load_module(_kernel(" add.s32 %r2, %r1, %q9;"), source="x.ptx").kernel("k")
 
 
+def _fault(body, source, threads):
+    """The error message of ``body`` run by one block of ``threads`` threads
+    on a 40-word buffer, and the buffer's address."""
+    dev = Device()
+    mod = dev.load_module(_kernel(body), source=source)
+    out = dev.zeros(40, np.int32)
+    with pytest.raises(EmulationError) as e:
+        dev.launch(mod, "k", (1,), (threads,), [out, threads])
+    return str(e.value), out
+
+
 def test_out_of_bounds_store_names_block_warp_lane_pc_address():
     # thread i stores to out[i]; launch more threads than the buffer holds
     body = " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r1;"
-    dev = Device()
-    mod = dev.load_module(_kernel(body), source="oob.ptx")
-    out = dev.zeros(40, np.int32)
-    with pytest.raises(EmulationError) as e:
-        dev.launch(mod, "k", (1,), (64,), [out, 64])
-    msg = str(e.value)
+    msg, out = _fault(body, "oob.ptx", 64)
     assert "out-of-bounds" in msg and "global address" in msg
     assert "block (0, 0, 0), warp 1, lane 8" in msg and "st.global.u32" in msg and "oob.ptx:15" in msg
     assert hex(out + 160) in msg
+
+
+def test_out_of_bounds_gather_names_the_first_faulting_active_lane():
+    # even lanes load out[(7 i) mod 64] of a 40-word buffer: lane 6 (word 42) is the first out of it
+    body = (" mul.lo.u32 %r2, %r1, 7;\n and.b32 %r2, %r2, 63;\n mul.wide.u32 %rd2, %r2, 4;\n"
+            " add.s64 %rd3, %rd1, %rd2;\n and.b32 %r3, %r1, 1;\n setp.eq.u32 %p1, %r3, 0;\n"
+            " @%p1 ld.global.u32 %r4, [%rd3];")
+    msg, out = _fault(body, "gather.ptx", 32)
+    assert "out-of-bounds" in msg and "warp 0, lane 6" in msg and "ld.global.u32" in msg
+    assert hex(out + 168) in msg
 
 
 def test_misaligned_access():

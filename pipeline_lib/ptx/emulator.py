@@ -780,6 +780,26 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
     D = R[od:od + 32]                            # 32-lane views, as fast_alu's
     Ra = R[rbase + abase * 32:rbase + abase * 32 + 32]
     Vs = R[rbase + va_ * 32:rbase + va_ * 32 + 32]   # read only when the value is a register
+    if glob and is_ld and size == 4 and abase >= 0:
+        # the gather of 4-byte words (`spmv`'s x[col[j]], `cfd`'s neighbours):
+        # the loop below without its tests of size, direction and space
+        active = mask & 0xFFFFFFFF
+        while active != 0:
+            l = lowest_bit(active)
+            active &= active - 1
+            a = aoff + Ra[l]
+            i = a - base
+            ok = i >= 0 and i + 4 <= limit and allocated(shadow, limit, i, 4)
+            if not ok or a & 3:
+                fault(err, E_OOB if not ok else E_MISALIGNED, b, w, l, pc, a, SP_GLOBAL)
+                return -1
+            D[l] = (np.int64(m32[i >> 2]) ^ S) - S
+            line = a & ~np.int64(127)
+            if line != last:
+                lines_tmp[n] = line
+                n += 1
+                last = line
+        return sort_lines(lines_tmp, n)
     if not glob:
         for k2 in range(32):
             bank_cnt[k2] = 0
