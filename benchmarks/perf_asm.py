@@ -8,8 +8,9 @@ Runs itself again under ``perf record -e cpu-clock`` (a software clock: no
 hardware counters needed).  The child runs a workload (or a micro-kernel
 of one instruction repeated, as ``emulator_micro.py``'s, or with
 ``--simulator`` the detailed simulator on a trace directory), then finds
-each compiled emulator (simulator) function's load address (numba's JIT engine, by the
-symbol names of the object in the function's cache file) and writes the
+each compiled emulator (or simulator) function's load address (numba's
+JIT engine, by the symbol names of the objects in the function's cache
+files, one per compiled specialisation) and writes the
 machine code as loaded, read from its own memory.  The parent maps every
 sample to a function and an offset, prints each function's share and its
 hottest runs of instructions (runs of sampled instructions less than 48

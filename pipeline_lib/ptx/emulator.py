@@ -541,13 +541,14 @@ def insert_line(lines_tmp, n, line):
 
 @njit(inline="always", cache=True)
 def sort_lines(lines_tmp, m):
-    """Sort the line addresses lines_tmp[:m] (at most 32, none negative, in
-    lane order with consecutive repeats dropped) and drop the repeats, as
+    """Sort the line addresses lines_tmp[:m] (at most 32, in lane order with
+    consecutive repeats dropped) and drop the repeats, as
     :func:`insert_line` lane by lane would; return the count.  Lines already
     in increasing order are left as they are.  Otherwise each line goes to
     its rank, the number of smaller lines, counted over all m without a
     branch (a loop the compiler vectorises), in lines_tmp[32:]; repeats of
-    a line take the same slot, and the slots left empty are squeezed out.
+    a line take the same slot, and the slots left empty (-1, which no line
+    address, a multiple of 128, can be) are squeezed out.
     An insertion per lane cost a search and a shift, each ended by a
     mispredicted branch: a fifth of `cfd`'s samples, whose gathers touch
     28-32 lines in no order."""
@@ -570,7 +571,7 @@ def sort_lines(lines_tmp, m):
     for i in range(m):
         v = out[i]
         lines_tmp[n] = v
-        n += v >= 0
+        n += v != -1
     return n
 
 
