@@ -521,29 +521,21 @@ def allocated(shadow, size, i, n):
 
 
 @njit(inline="always", cache=True)
-def insert_line(lines_tmp, n, line):
-    """Insert a line address into the sorted, de-duplicated lines_tmp[:n]; return the new length."""
-    if n == 0 or lines_tmp[n - 1] < line:   # lanes in address order: append without scanning
+def append_line(lines_tmp, n, line):
+    """Append a line address to lines_tmp[:n] unless it repeats the last
+    one; return the new length (:func:`sort_lines` then orders the list
+    and drops the other repeats)."""
+    if n == 0 or lines_tmp[n - 1] != line:
         lines_tmp[n] = line
         return n + 1
-    pos = n
-    for k2 in range(n):
-        if lines_tmp[k2] == line:
-            return n
-        if lines_tmp[k2] > line:
-            pos = k2
-            break
-    for k2 in range(n, pos, -1):
-        lines_tmp[k2] = lines_tmp[k2 - 1]
-    lines_tmp[pos] = line
-    return n + 1
+    return n
 
 
 @njit(inline="always", cache=True)
 def sort_lines(lines_tmp, m):
     """Sort the line addresses lines_tmp[:m] (at most 32, in lane order with
     consecutive repeats dropped) and drop the repeats, as
-    :func:`insert_line` lane by lane would; return the count.  Lines already
+    an insertion lane by lane into a sorted list would; return the count.  Lines already
     in increasing order are left as they are.  Otherwise each line goes to
     its rank, the number of smaller lines, counted over all m without a
     branch (a loop the compiler vectorises), in lines_tmp[32:]; repeats of
@@ -738,11 +730,11 @@ def _half_warps(is_ld, glob, size, t, S, R, od, ka, va_, rbase, m32, m64, base, 
         for a in (a0, a1):
             if h <= 128:             # the half's lines are consecutive
                 for line in range(a & ~np.int64(127), ((a + hspan - 1) & ~np.int64(127)) + 1, 128):
-                    n = insert_line(lines_tmp, n, line)
+                    n = append_line(lines_tmp, n, line)
             else:                    # a line per lane
                 for l in range(16):
-                    n = insert_line(lines_tmp, n, (a + l * h) & ~np.int64(127))
-        return n
+                    n = append_line(lines_tmp, n, (a + l * h) & ~np.int64(127))
+        return sort_lines(lines_tmp, n)
     if size == 4 and (h == 0 or (h == 4 and a1 == a0)):
         # one word per half: two ways if they differ within a bank; one row read by both halves:
         # 16 consecutive words in 16 banks
@@ -777,7 +769,6 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
         if n > 0:
             return n
     n = 0
-    last = np.int64(-1)
     D = R[od:od + 32]                            # 32-lane views, as fast_alu's
     Ra = R[rbase + abase * 32:rbase + abase * 32 + 32]
     Vs = R[rbase + va_ * 32:rbase + va_ * 32 + 32]   # read only when the value is a register
@@ -795,11 +786,7 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
                 fault(err, E_OOB if not ok else E_MISALIGNED, b, w, l, pc, a, SP_GLOBAL)
                 return -1
             D[l] = (np.int64(m32[i >> 2]) ^ S) - S
-            line = a & ~np.int64(127)
-            if line != last:
-                lines_tmp[n] = line
-                n += 1
-                last = line
+            n = append_line(lines_tmp, n, a & ~np.int64(127))
         return sort_lines(lines_tmp, n)
     if not glob:
         for k2 in range(32):
@@ -829,11 +816,7 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
         else:
             mem_store(m8, m16, m32, m64, i, size, Vs[l] if ka == K_REG else va_)
         if glob:
-            line = a & ~np.int64(127)
-            if line != last:
-                lines_tmp[n] = line
-                n += 1
-                last = line
+            n = append_line(lines_tmp, n, a & ~np.int64(127))
         else:
             n = add_bank_word(bank_cnt, bank_words, a >> 2, n)
     return sort_lines(lines_tmp, n) if glob else n
@@ -1269,7 +1252,6 @@ def memory_requests(mask, rec_space, addr, lspace, wid, lwords, work, bs, ws):
     lines_tmp, bank_cnt, bank_words = work[3], work[4], work[5]
     nreq = 0
     if rec_space == SP_GLOBAL or rec_space == SP_LOCAL or rec_space == SP_GENERIC:
-        last = np.int64(-1)
         for l in range(32):
             if (mask >> l) & 1:
                 sp = lspace[l]
@@ -1279,10 +1261,7 @@ def memory_requests(mask, rec_space, addr, lspace, wid, lwords, work, bs, ws):
                     line = (LOCAL_WINDOW + (((wid * lwords + (addr[l] >> 2)) * 32 + l) * 4)) & ~np.int64(127)
                 else:
                     continue
-                if line != last:
-                    lines_tmp[nreq] = line
-                    nreq += 1
-                    last = line
+                nreq = append_line(lines_tmp, nreq, line)
         nreq = sort_lines(lines_tmp, nreq)
         if rec_space == SP_LOCAL:
             bs[BS_LOCAL_REQS] += nreq
