@@ -3,8 +3,9 @@ import numpy as np
 import pytest
 from numba import njit
 
+from pipeline_lib.intrinsics import lowest_bit, popcount, prefetch
 from pipeline_lib.ptx import Device, isa
-from pipeline_lib.ptx.emulator import fma32, lowest_bit, popcount
+from pipeline_lib.ptx.emulator import fma32
 from pipeline_lib.ptx.fpmath import fma_f32
 from ptx_harness import op_kernel, run_op
 
@@ -81,6 +82,18 @@ def test_mul_wide_fast_path_keeps_guarded_off_lanes(t, dt, wide):
     prod = (a.astype(object) * b.astype(object)).astype(wide)
     want = np.where(np.arange(len(a)) % 2 == 1, prod, wide(7))
     np.testing.assert_array_equal(run_op(body, t, a, t, b, td=td), want)
+
+
+@pytest.mark.parametrize("neg", ["", "!"])
+def test_guard_and_negated_guard_select_the_lanes(neg):
+    """``@%p`` runs the lanes whose predicate holds and ``@!%p`` the others
+    (the guard mask is built from the predicate's 32 lanes, then inverted
+    for a negated guard); lanes the guard turns off keep their value."""
+    a, b = ints(np.int32), ints(np.int32)[::-1].copy()
+    body = f"and.b32 %r9, %r4, 3;\n setp.eq.s32 %p5, %r9, 0;\n mov.s32 D, 7;\n @{neg}%p5 add.s32 D, A, B;"
+    on = (np.arange(len(a)) % 4 == 0) != (neg == "!")
+    want = np.where(on, (a.astype(np.int64) + b).astype(np.int32), np.int32(7))
+    np.testing.assert_array_equal(run_op(body, "s32", a, "s32", b), want)
 
 
 @pytest.mark.parametrize("t,dt", [("s64", np.int64), ("u64", np.uint64)])
@@ -759,3 +772,24 @@ def test_popcount_and_lowest_bit_intrinsics():
         u = int(x) & ((1 << 64) - 1)
         assert pop == bin(u).count("1"), hex(u)
         assert low == ((u & -u).bit_length() - 1 if u else 64), hex(u)
+
+
+@njit
+def _prefetched_sum(a, idx):
+    for i in idx:
+        prefetch(a, i)
+    s = 0
+    for i in idx:
+        if 0 <= i < len(a):
+            s += a[i]
+    return s
+
+
+def test_prefetch_is_a_hint_that_cannot_fault():
+    """The gathers prefetch every active lane's word before their checked
+    loop, faulting lanes included: a prefetch of any index, far outside
+    the array either way, must neither fault nor change what is read."""
+    a = np.arange(1000, dtype=np.uint32)
+    idx = np.array([5, -1, 999, 1 << 40, -(1 << 40), 1 << 62, 7, -(1 << 63)], np.int64)
+    assert _prefetched_sum(a, idx) == 5 + 999 + 7
+

@@ -31,6 +31,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from ..intrinsics import lowest_bit, popcount, prefetch
 from . import isa
 from .isa import (FK_AND, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FABS, FK_FADD, FK_FDIV, FK_FMAX, FK_FMIN, FK_FMUL,
                   FK_FNEG, FK_FSQRT, FK_FSUB, FK_IADD, FK_IDIV, FK_IMAD_LO, FK_IMAX, FK_IMIN, FK_IMUL_LO,
@@ -779,6 +780,11 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
         while active != 0:
             l = lowest_bit(active)
             active &= active - 1
+            prefetch(m32, (aoff + Ra[l] - base) >> 2)
+        active = mask & 0xFFFFFFFF
+        while active != 0:
+            l = lowest_bit(active)
+            active &= active - 1
             a = aoff + Ra[l]
             i = a - base
             ok = i >= 0 and i + 4 <= limit and allocated(shadow, limit, i, 4)
@@ -791,6 +797,12 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
     if not glob:
         for k2 in range(32):
             bank_cnt[k2] = 0
+    elif abase >= 0:
+        active = mask & 0xFFFFFFFF
+        while active != 0:
+            l = lowest_bit(active)
+            active &= active - 1
+            prefetch(m8, aoff + Ra[l] - base)
     active = mask & 0xFFFFFFFF
     while active != 0:               # the active lanes in order, without a test per lane
         l = lowest_bit(active)
@@ -1811,36 +1823,11 @@ def guard_mask(R, gb, gneg):
     gneg = 1) holds."""
     G = R[gb:gb + 32]
     m = 0
-    for l in range(32):
-        m |= (np.int64(G[l] != 0) ^ gneg) << l
-    return m
+    for l in range(len(G)):     # not range(32): unrolled, the 32 tests stayed scalar
+        m |= np.int64(G[l] != 0) << l
+    return m ^ (0xFFFFFFFF if gneg else 0)
 
 
-def _bit_intrinsic(name):
-    """An intrinsic on an int64 that calls LLVM's ``llvm.<name>.i64`` (one
-    machine instruction, popcnt or tzcnt, where the host has it)."""
-    @intrinsic
-    def bit_op(typingctx, x):
-        if not isinstance(x, types.Integer):
-            return None
-
-        def codegen(context, builder, sig, args):
-            i64 = ir.IntType(64)
-            v = context.cast(builder, args[0], sig.args[0], types.int64)
-            argtys = [i64] if name == "ctpop" else [i64, ir.IntType(1)]
-            f = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, argtys), f"llvm.{name}.i64")
-            extra = [] if name == "ctpop" else [ir.Constant(ir.IntType(1), 0)]    # cttz of 0 is 64, defined
-            return builder.call(f, [v] + extra)
-        return types.int64(x), codegen
-    return bit_op
-
-
-#: the set bits of an int64 (a warp's 32-lane mask: its active lanes); the
-#: bit-trick form it replaces was not turned into popcnt by LLVM (4.4% of
-#: `spmv`'s interpreter samples)
-popcount = _bit_intrinsic("ctpop")
-#: the index of the lowest set bit of an int64 (64 for 0)
-lowest_bit = _bit_intrinsic("cttz")
 
 
 @njit(inline="always", cache=True)
