@@ -32,7 +32,8 @@ IMPORTER_VERSION = "1"   # Accel-Sim trace importer and exporter (pipeline_lib/t
 
 #: version name -> the files and directories under pipeline_lib/ it stands for
 COVERS = {
-    "EMULATOR_VERSION": ("ptx", "trace/__init__.py", "trace/generate.py", "trace/schema.py", "trace/sink.py"),
+    "EMULATOR_VERSION": ("ptx", "intrinsics.py", "trace/__init__.py", "trace/generate.py", "trace/schema.py",
+                         "trace/sink.py"),
     "SIMULATOR_VERSION": ("sim/__init__.py", "sim/engine.py", "sim/hardware.py", "sim/output.py", "sim/run.py",
                           "sim/sampling.py", "sim/simulator.py", "sim/static.py", "sim/trace_reader.py"),
     "POWER_VERSION": ("sim/power.py",),
