@@ -96,6 +96,23 @@ def test_guard_and_negated_guard_select_the_lanes(neg):
     np.testing.assert_array_equal(run_op(body, "s32", a, "s32", b), want)
 
 
+@pytest.mark.parametrize("op,fk,want", [
+    ("selp.b32 D, B, D, %p6", isa.FK_SELP, lambda a, b: np.where(a < b, b, a)),    # D is the second source
+    ("selp.b32 D, D, B, %p6", isa.FK_SELP, lambda a, b: np.where(a < b, a, b)),    # D is the first source
+    ("add.s32 D, D, B", isa.FK_IADD, lambda a, b: (a.astype(np.int64) + b).astype(np.int32))])
+def test_fast_paths_whose_destination_is_a_source(op, fk, want):
+    """A destination that is also a source (a running maximum, a loop
+    counter) is read through the destination's own lanes on the fast path:
+    the guarded lanes get the operation of the old value, the others keep
+    it."""
+    a, b = ints(np.int32), ints(np.int32)[::-1].copy()
+    body = f"and.b32 %r9, %r4, 3;\n setp.eq.s32 %p5, %r9, 0;\n setp.lt.s32 %p6, A, B;\n mov.b32 D, A;\n @!%p5 {op};"
+    code = Device().load_module(op_kernel(body, "s32", "s32", None, "s32"), source="<t>").kernel("k").code
+    assert fk in code[:, isa.F_FAST]
+    on = np.arange(len(a)) % 4 != 0
+    np.testing.assert_array_equal(run_op(body, "s32", a, "s32", b), np.where(on, want(a, b), a))
+
+
 @pytest.mark.parametrize("t,dt", [("s64", np.int64), ("u64", np.uint64)])
 def test_mul_hi_64(t, dt):
     a, b = ints(dt), ints(dt)[::-1].copy()

@@ -885,7 +885,7 @@ def immediate_rows(code, base):
 
 
 @njit(inline="always", cache=True)
-def _fast_select_logic(fk, size, signed, M, S, mask, D, A, B, C):
+def _fast_select_logic(fk, size, signed, M, S, mask, D, A, B, C, alias):
     """:func:`fast_alu`'s integer min, max, shr and not, selp, and predicate
     and/or/xor/not: the general path's results (``int_binop`` on canonical
     operands, ``exec_compare_select``, ``write_back``'s canonical form of
@@ -919,11 +919,24 @@ def _fast_select_logic(fk, size, signed, M, S, mask, D, A, B, C):
             old = D[l]
             D[l] = old ^ (((((~A[l] & M) ^ S) - S) ^ old) & sel)
     elif fk == FK_SELP:
-        for l in range(32):
-            sel = -((mask >> l) & 1)
-            old = D[l]
-            v = A[l] if C[l] != 0 else B[l]
-            D[l] = old ^ (((((v & M) ^ S) - S) ^ old) & sel)
+        if alias == 2:     # `selp %r1, %r2, %r1, %p`, a running choice (`kmeans`' nearest centre): see fast_alu
+            for l in range(32):
+                sel = -((mask >> l) & 1)
+                old = D[l]
+                v = A[l] if C[l] != 0 else old
+                D[l] = old ^ (((((v & M) ^ S) - S) ^ old) & sel)
+        elif alias == 1:
+            for l in range(32):
+                sel = -((mask >> l) & 1)
+                old = D[l]
+                v = old if C[l] != 0 else B[l]
+                D[l] = old ^ (((((v & M) ^ S) - S) ^ old) & sel)
+        else:
+            for l in range(32):
+                sel = -((mask >> l) & 1)
+                old = D[l]
+                v = A[l] if C[l] != 0 else B[l]
+                D[l] = old ^ (((((v & M) ^ S) - S) ^ old) & sel)
     else:   # predicates: 0 or 1 in the register file, any non-zero bits true
         for l in range(32):
             sel = -((mask >> l) & 1)
@@ -959,6 +972,11 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
     A = _operand(ka, va_, R, rbase)
     B = _operand(kb, vb_, R, rbase)
     C = _operand(kc, vc_, R, rbase)
+    # A destination that is also a source is read through D itself in the forms that check
+    # ``alias`` (1: it is A, 2: it is B): the loop then has only distinct arrays to tell apart
+    # and vectorises, where with a second view of the same registers the compiler's overlap
+    # check failed and the scalar loop ran with a branch per lane
+    alias = 1 if (ka == K_REG and od == rbase + va_ * 32) else (2 if (kb == K_REG and od == rbase + vb_ * 32) else 0)
     size = t & 15
     signed = (t >> 4) == TK_S
     if fk == FK_MOV and (t >> 4) == TK_F:
@@ -972,10 +990,16 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
                 old = D[l]
                 D[l] = old ^ (((((A[l] & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_IADD:
-            for l in range(32):
-                sel = -((mask >> l) & 1)
-                old = D[l]
-                D[l] = old ^ ((((((A[l] + B[l]) & M) ^ S) - S) ^ old) & sel)
+            if alias == 1:     # `add.s32 %r1, %r1, 1`, loop counters
+                for l in range(32):
+                    sel = -((mask >> l) & 1)
+                    old = D[l]
+                    D[l] = old ^ ((((((old + B[l]) & M) ^ S) - S) ^ old) & sel)
+            else:
+                for l in range(32):
+                    sel = -((mask >> l) & 1)
+                    old = D[l]
+                    D[l] = old ^ ((((((A[l] + B[l]) & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_ISUB:
             for l in range(32):
                 sel = -((mask >> l) & 1)
@@ -1051,7 +1075,7 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
                 D[l] = canon(int_binop(op, sub, t, canon(A[l], t), canon(B[l], t)), t)
         return
     if FK_IMIN <= fk <= FK_INOT:
-        _fast_select_logic(fk, size, signed, M, S, mask, D, A, B, C)
+        _fast_select_logic(fk, size, signed, M, S, mask, D, A, B, C, alias)
         return
     Af, Bf, Cf = A.view(np.float32), B.view(np.float32), C.view(np.float32)   # a lane's f32 at 2 * l
     if fk == FK_SETP_F32:  # setp on f32, ordered comparisons
