@@ -1,6 +1,5 @@
-"""LLVM intrinsics for the compiled hot loops (the PTX emulator and the
-timing simulator): single machine instructions that numba does not emit
-from the plain Python forms.
+"""LLVM intrinsics for the compiled hot loops (the PTX emulator's): single
+machine instructions that numba does not emit from the plain Python forms.
 
 * :func:`popcount` and :func:`lowest_bit` (``llvm.ctpop`` / ``llvm.cttz``:
   popcnt / tzcnt): the bit-trick forms they replace were not turned into

@@ -777,7 +777,7 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
         # the gather of 4-byte words (`spmv`'s x[col[j]], `cfd`'s neighbours):
         # the loop below without its tests of size, direction and space
         active = mask & 0xFFFFFFFF
-        while active != 0:
+        while active != 0:           # every lane's word asked for first, so that the misses overlap
             l = lowest_bit(active)
             active &= active - 1
             prefetch(m32, (aoff + Ra[l] - base) >> 2)
@@ -799,7 +799,7 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
             bank_cnt[k2] = 0
     elif abase >= 0:
         active = mask & 0xFFFFFFFF
-        while active != 0:
+        while active != 0:           # as the gather above: the lanes' words asked for first
             l = lowest_bit(active)
             active &= active - 1
             prefetch(m8, aoff + Ra[l] - base)
@@ -1850,8 +1850,6 @@ def guard_mask(R, gb, gneg):
     for l in range(len(G)):     # not range(32): unrolled, the 32 tests stayed scalar
         m |= np.int64(G[l] != 0) << l
     return m ^ (0xFFFFFFFF if gneg else 0)
-
-
 
 
 @njit(inline="always", cache=True)
