@@ -533,6 +533,19 @@ def append_line(lines_tmp, n, line):
 
 
 @njit(inline="always", cache=True)
+def prefetch_lanes(m, mask, Ra, off, shift):
+    """Ask for the element ``(off + Ra[l]) >> shift`` of memory view ``m``
+    of every active lane before a lane loop reads them, so that a gather's
+    misses overlap (the checks and the line list between two loads kept
+    the host from running ahead on its own)."""
+    active = mask & 0xFFFFFFFF
+    while active != 0:
+        l = lowest_bit(active)
+        active &= active - 1
+        prefetch(m, (off + Ra[l]) >> shift)
+
+
+@njit(inline="always", cache=True)
 def sort_lines(lines_tmp, m):
     """Sort the line addresses lines_tmp[:m] (at most 32, in lane order with
     consecutive repeats dropped) and drop the repeats, as
@@ -776,11 +789,7 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
     if glob and is_ld and size == 4 and abase >= 0:
         # the gather of 4-byte words (`spmv`'s x[col[j]], `cfd`'s neighbours):
         # the loop below without its tests of size, direction and space
-        active = mask & 0xFFFFFFFF
-        while active != 0:           # every lane's word asked for first, so that the misses overlap
-            l = lowest_bit(active)
-            active &= active - 1
-            prefetch(m32, (aoff + Ra[l] - base) >> 2)
+        prefetch_lanes(m32, mask, Ra, aoff - base, 2)
         active = mask & 0xFFFFFFFF
         while active != 0:
             l = lowest_bit(active)
@@ -798,11 +807,7 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
         for k2 in range(32):
             bank_cnt[k2] = 0
     elif abase >= 0:
-        active = mask & 0xFFFFFFFF
-        while active != 0:           # as the gather above: the lanes' words asked for first
-            l = lowest_bit(active)
-            active &= active - 1
-            prefetch(m8, aoff + Ra[l] - base)
+        prefetch_lanes(m8, mask, Ra, aoff - base, 0)
     active = mask & 0xFFFFFFFF
     while active != 0:               # the active lanes in order, without a test per lane
         l = lowest_bit(active)
