@@ -91,6 +91,7 @@ rule tbpoint_sample:
             launch_rule=TBP["launch_rule"],
             unit_rule=TBP["unit_rule"],
             interval_tolerance=TBP["interval_tolerance"],
+            small_launches=TBP["small_launches"],
             progress_s=CONFIG["simulate"]["progress_s"],
             code_version=f"{SIMULATOR_VERSION}/{TBPOINT_VERSION}",
         ),

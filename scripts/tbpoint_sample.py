@@ -11,4 +11,5 @@ with job_log(sm):
                  sm.input.inter if p.inter else None, sm.input.regions if p.intra else None,
                  p.ipc_tolerance, sm.output.table, sm.output.summary, sm.output.host_time, progress_s=p.progress_s,
                  functional_warming=p.functional_warming, warming_rule=p.warming_rule,
-                 launch_rule=p.launch_rule, unit_rule=p.unit_rule, interval_tolerance=p.interval_tolerance)
+                 launch_rule=p.launch_rule, unit_rule=p.unit_rule, interval_tolerance=p.interval_tolerance,
+                 small_launches=p.small_launches)

@@ -726,7 +726,7 @@ def test_the_sample_floor_is_one_launch_per_cluster_and_two_units_of_warming_per
 # -- sampled sweep points: a full simulation's tables estimated from TBPoint's run ---------
 POINT_OPTIONS = {"inter": True, "intra": True, "ipc_tolerance": 0.1, "functional_warming": True,
                  "warming_rule": "confidence", "launch_rule": "confidence", "unit_rule": "turnover",
-                 "interval_tolerance": 0.03, "intra_sigma": 0.2, "max_variation": 0.3, "min_region_epochs": 2,
+                 "interval_tolerance": 0.03, "small_launches": "model", "intra_sigma": 0.2, "max_variation": 0.3, "min_region_epochs": 2,
                  "variation": "epoch"}
 
 

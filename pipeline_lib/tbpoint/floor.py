@@ -10,7 +10,10 @@ sample less than
     sum over clusters of the cheapest launch's (blocks outside regions +
     the first 2 x system occupancy blocks of each region)
 
-over the workload's warp instructions.  The validation reports this floor
+over the workload's warp instructions.  Launches that the per-kernel model
+predicts (:mod:`.launch_model`) are not in a cluster's sum; each group of
+them adds its pilot instead (its first members, which every group
+simulates).  The validation reports this floor
 beside the sample size, so that a target below it is seen to ask for
 something the method cannot do on that input (launches a few waves long,
 clusters of one launch), not for better rules.
@@ -21,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..sim.hardware import occupancy
+from .launch_model import PILOT
 
 #: units of warming per region in the floor: the seed's two consecutive units
 WARMING_UNITS = 2
@@ -39,7 +43,8 @@ def launch_floor(block_instrs: np.ndarray, regions: pd.DataFrame, epoch_size: in
 
 
 def sample_floor(launches: pd.DataFrame, blocks_by_launch: dict, inter: pd.DataFrame | None,
-                 regions: pd.DataFrame | None, hw: dict, warming_units: int = WARMING_UNITS) -> float:
+                 regions: pd.DataFrame | None, hw: dict, warming_units: int = WARMING_UNITS,
+                 modelled: dict | None = None) -> float:
     """The module's floor as a share of the workload's warp instructions.
 
     Parameters
@@ -52,6 +57,9 @@ def sample_floor(launches: pd.DataFrame, blocks_by_launch: dict, inter: pd.DataF
     regions : the region table (launch, start_block, end_block), or None (no
         intra-launch sampling)
     hw : the hardware configuration (its occupancy fields)
+    modelled : launch -> its group's members in launch order, for the
+        launches the per-kernel model predicts
+        (:meth:`.policy.TBPointPolicy.modelled_groups`)
     """
     L = launches.sort_values("launch")
     total = float(L["warp_instrs"].sum())
@@ -71,7 +79,10 @@ def sample_floor(launches: pd.DataFrame, blocks_by_launch: dict, inter: pd.DataF
                                  occ["system_occupancy"], warming_units)
     if inter is None:
         return sum(cost.values()) / total
+    modelled = modelled or {}
     cheapest = {}
     for lid, c in zip(inter["launch"], inter["cluster"]):
-        cheapest[int(c)] = min(cheapest.get(int(c), np.inf), cost[int(lid)])
-    return float(sum(cheapest.values())) / total
+        if int(lid) not in modelled:
+            cheapest[int(c)] = min(cheapest.get(int(c), np.inf), cost[int(lid)])
+    pilots = {tuple(m[:PILOT]) for m in modelled.values()}
+    return float(sum(cheapest.values()) + sum(cost[lid] for p in pilots for lid in p)) / total

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..sim.sampling import SamplingPolicy
+from .launch_model import SMALL_LAUNCH_RULES, GroupSampler, MODEL_FEATURES, launch_groups
 from .warming import LAUNCH_RULES, enough_launches, region_ipc
 
 NORMAL, WARMING = 0, 1
@@ -92,6 +93,16 @@ class TBPointPolicy(SamplingPolicy):
         decision to simulate a launch is taken when the simulator reaches
         it, and the representative (the middle of identical launches) is
         the first the rule sees.
+    small_launches : str
+        ``cluster`` (the seed): every launch belongs to its inter-launch
+        cluster.  ``model`` (ours, :mod:`.launch_model`): a kernel's
+        launches with no homogeneous region and the same block count form a
+        group when there are more than its pilot of them; the group's
+        members are sampled and predicted by a regression on their
+        instructions and memory requests, the inter-launch clusters keep
+        the other launches.  Needs ``launches``.
+    launches : pandas.DataFrame or None
+        The trace's launches table (the model's features).
 
     After the run, :attr:`launch_log` has one row per simulated launch with
     the skipped instructions per region and the predicted region IPCs.
@@ -100,7 +111,11 @@ class TBPointPolicy(SamplingPolicy):
     def __init__(self, inter: pd.DataFrame | None = None, regions: pd.DataFrame | None = None,
                  ipc_tolerance: float = 0.10, functional_warming: bool = False,
                  warming_rule: str = "consecutive", launch_rule: str = "representative",
-                 unit_rule: str = "block", interval_tolerance: float = 0.03):
+                 unit_rule: str = "block", interval_tolerance: float = 0.03, small_launches: str = "cluster",
+                 launches: pd.DataFrame | None = None):
+        if small_launches not in SMALL_LAUNCH_RULES:
+            raise ValueError(f"tbpoint.small_launches: {small_launches!r} is not one of "
+                             f"{', '.join(SMALL_LAUNCH_RULES)}")
         if unit_rule not in UNIT_RULES:
             raise ValueError(f"tbpoint.unit_rule: {unit_rule!r} is not one of {', '.join(UNIT_RULES)}")
         self.unit_rule = unit_rule
@@ -127,10 +142,28 @@ class TBPointPolicy(SamplingPolicy):
         self._rows: dict[int, dict] = {}
         self._pred: dict[int, float] = {}
         self.launch_log: list[dict] = []
+        self._group: dict[int, GroupSampler] = {}      # modelled launch -> its group's sampler
+        if small_launches == "model" and inter is not None:
+            if launches is None:
+                raise ValueError("tbpoint.small_launches: model needs the trace's launches table")
+            L = launches.sort_values("launch")
+            key_of = launch_groups(L, regions)
+            for key in dict.fromkeys(key_of.values()):
+                g = L[[key_of.get(int(x)) == key for x in L["launch"]]]
+                sampler = GroupSampler(g["launch"], g[MODEL_FEATURES].to_numpy(float), interval_tolerance)
+                self._group.update({int(x): sampler for x in g["launch"]})
 
     # -- inter-launch ------------------------------------------------------------
+    def modelled_groups(self) -> dict[int, list[int]]:
+        """Modelled launch -> its group's members in launch order (empty
+        unless ``small_launches`` is ``model``)."""
+        return {lid: g.members for lid, g in self._group.items()}
+
     def representative_of(self, launch: int) -> int:
-        """The cluster's representative (the first launch of it simulated)."""
+        """The cluster's representative (the first launch of it simulated;
+        of a modelled launch, its group's first)."""
+        if int(launch) in self._group:
+            return self._group[int(launch)].members[0]
         return launch if self._rep_of is None else self._rep_of[int(launch)]
 
     def sources_of(self, launch: int) -> list[int]:
@@ -139,12 +172,16 @@ class TBPointPolicy(SamplingPolicy):
         lid = int(launch)
         if self._rep_of is None or lid in self._rows:
             return [lid]
+        if lid in self._group:
+            return self._group[lid].sources()
         return self._simulated[self._cluster_of[lid]]
 
     def select_launch(self, launch: dict) -> bool:
         if self._rep_of is None:
             return True
         lid = int(launch["launch"])
+        if lid in self._group:
+            return self._group[lid].select(lid)
         rep = self._rep_of[lid]
         if lid == rep:
             return True
@@ -233,7 +270,9 @@ class TBPointPolicy(SamplingPolicy):
         for r, n in self._skipped.items():
             cycles += n / self._region_ipc[r]
         self._pred[lid] = cycles
-        if self._rep_of is not None:
+        if lid in self._group:
+            self._group[lid].simulated(lid, cycles)
+        elif self._rep_of is not None:
             c = self._cluster_of[lid]
             members = self._simulated.setdefault(c, [])
             members.append(lid)
@@ -255,7 +294,9 @@ class TBPointPolicy(SamplingPolicy):
             return self._pred[lid]
         # Table 4, inter-launch: the launch runs at its representative's CPI
         # (the seed), or at the ratio estimate of its cluster's simulated
-        # launches (ours; the same with one)
+        # launches (ours; the same with one), or by its group's model (ours)
+        if lid in self._group:
+            return self._group[lid].predicted(lid)
         src = self.sources_of(lid)
         return float(launch["warp_instrs"]) * sum(self._pred[m] for m in src) / sum(self._instrs(m) for m in src)
 
