@@ -56,6 +56,29 @@ def test_int_div_rem(t, dt):
     np.testing.assert_array_equal(run_op(f"rem.{t} D, A, B;", t, a, t, b), r.astype(dt))
 
 
+@pytest.mark.parametrize("t,dt", [("s32", np.int32), ("u32", np.uint32)])
+@pytest.mark.parametrize("op", ["div", "rem"])
+def test_32_bit_div_rem_fast_path_agrees_with_the_general_path_on_edge_cases(t, dt, op):
+    """The 32-bit division of the fast path is its own lane loop; on the
+    cases C leaves undefined (a zero divisor, INT32_MIN / -1) and every sign
+    combination it gives the general path's int_binop result."""
+    from pipeline_lib.ptx.emulator import int_binop
+    info = np.iinfo(dt)
+    vals = [0, 1, -1, 2, -2, 7, -7, int(info.min), int(info.max), int(info.min) + 1, 12345, -54321]
+    vals = np.array(vals, dtype=np.int64).astype(dt)         # unsigned: the negatives wrap
+    a, b = np.repeat(vals, len(vals)), np.tile(vals, len(vals))
+    tcode = isa.T_S32 if t == "s32" else isa.T_U32
+    opc = isa.OP_DIV if op == "div" else isa.OP_REM
+    want = np.array([int_binop(opc, 0, tcode, int(x), int(y)) for x, y in zip(a, b)]).astype(dt)
+    np.testing.assert_array_equal(run_op(f"{op}.{t} D, A, B;", t, a, t, b), want)
+    # what the general path gives there, so that the two cannot agree on a shared mistake
+    i = np.flatnonzero(b == 0)
+    np.testing.assert_array_equal(want[i], np.full(len(i), -1).astype(dt) if op == "div" else a[i])
+    if t == "s32":
+        j = np.flatnonzero((a == info.min) & (b == -1))
+        assert want[j].tolist() == ([int(info.min)] if op == "div" else [0])
+
+
 @pytest.mark.parametrize("t,dt,wide", [("s32", np.int32, np.int64), ("u32", np.uint32, np.uint64),
                                        ("s16", np.int16, np.int32), ("u16", np.uint16, np.uint32)])
 def test_mul_wide_and_hi(t, dt, wide):
