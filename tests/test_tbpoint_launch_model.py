@@ -153,3 +153,34 @@ def test_the_floor_counts_a_group_s_pilot_instead_of_its_clusters():
     members = list(range(n))
     assert sample_floor(L, blocks, inter, None, small_gpu,
                         modelled={i: members for i in range(n)}) == pytest.approx(PILOT / n)
+
+
+def test_a_cluster_whose_representative_is_modelled_is_represented_by_another_member():
+    """eq. 6 does not see block counts: a cluster can hold a group's launches
+    and launches of another block count.  Its launches outside the group keep
+    a simulated representative of their own (the closest to their centre),
+    and the launch rule counts only them."""
+    from pipeline_lib.tbpoint.policy import TBPointPolicy
+    n = PILOT + 3
+    # launches 0..n-1: one-block launches (a group); n, n+1: two-block launches of the same kernel
+    L = pd.DataFrame({"launch": np.arange(n + 2), "kernel": "k", "n_blocks": [1] * n + [2, 2],
+                      "warp_instrs": 100 + np.arange(n + 2), "mem_requests": 10 + np.arange(n + 2)})
+    # one cluster, represented by launch 3 (modelled); launch n + 1 lies nearer the others' centre
+    inter = pd.DataFrame({"launch": L["launch"], "cluster": 0, "representative": 3,
+                          "f_thread_instrs": 0.0, "f_warp_instrs": 0.0, "f_mem_requests": 0.0,
+                          "f_tb_size_cov": np.r_[np.zeros(n), [0.2, 0.0]]})
+    pol = TBPointPolicy(inter, None, launch_rule="confidence", small_launches="model", launches=L)
+    assert pol.representative_of(n) == pol.representative_of(n + 1) == n + 1
+    assert pol._population == {0: 2}
+    sel = []
+    for lid in range(n + 2):
+        if pol.select_launch({"launch": lid}):
+            sel.append(lid)
+            pol.launch_begin(SimpleNamespace(n_blocks=0, launch={"launch": lid}, system_occupancy=1,
+                                             blocks=pd.DataFrame({"warp_instrs": np.zeros(0, np.int64)})))
+            pol.launch_end({"launch": lid, "cycles": 10.0 * L["warp_instrs"][lid], "warp_instrs":
+                            int(L["warp_instrs"][lid]), "skipped_warp_instrs": 0})
+    assert n + 1 in sel and n not in sel               # the new representative; n comes before it
+    assert pol.sources_of(n) == [n + 1]
+    assert pol.predict({"launch": n, "warp_instrs": int(L["warp_instrs"][n])}, None) == pytest.approx(
+        10.0 * L["warp_instrs"][n])

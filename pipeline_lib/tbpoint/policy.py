@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 
 from ..sim.sampling import SamplingPolicy
+from .clustering import closest_to_centre
+from .inter_launch import FEATURES
 from .launch_model import SMALL_LAUNCH_RULES, GroupSampler, MODEL_FEATURES, launch_groups
 from .warming import LAUNCH_RULES, enough_launches, region_ipc
 
@@ -152,6 +154,26 @@ class TBPointPolicy(SamplingPolicy):
                 g = L[[key_of.get(int(x)) == key for x in L["launch"]]]
                 sampler = GroupSampler(g["launch"], g[MODEL_FEATURES].to_numpy(float), interval_tolerance)
                 self._group.update({int(x): sampler for x in g["launch"]})
+            self._clusters_without(inter, set(self._group))
+
+    def _clusters_without(self, inter: pd.DataFrame, modelled: set) -> None:
+        """Take the modelled launches out of their inter-launch clusters.  A
+        cluster can mix them with others (eq. 6 does not see block counts or
+        regions); where its representative is modelled, the closest of the
+        others to their centre (ties to the middle in launch order, as
+        ``tbpoint.representative: middle``) represents it, so that every
+        launch left in a cluster has one simulated."""
+        if not modelled:
+            return
+        left = inter[~inter["launch"].astype(int).isin(modelled)].sort_values("launch")
+        self._population = {int(k): len(g) for k, g in left.groupby("cluster")}
+        cols = [c for c in FEATURES if c in left.columns]
+        for c, g in left.groupby("cluster"):
+            lids = g["launch"].astype(int).to_numpy()
+            if int(g["representative"].iloc[0]) in modelled:
+                X = g[cols].to_numpy(float) if cols else np.zeros((len(g), 1))
+                rep = int(lids[closest_to_centre(X, np.zeros(len(g), np.int64), "middle")[0]])
+                self._rep_of.update({int(x): rep for x in lids})
 
     # -- inter-launch ------------------------------------------------------------
     def modelled_groups(self) -> dict[int, list[int]]:
