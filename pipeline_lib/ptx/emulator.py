@@ -855,6 +855,16 @@ def merge_f32(D, Tu, mask):
 
 
 @njit(inline="always", cache=True)
+def merge_f32_low(D, T, mask):
+    """As :func:`merge_f32`, from results computed on both halves of each
+    lane (``T[l]``'s low 32 bits are lane l's f32 result)."""
+    for l in range(len(D)):
+        sel = -((mask >> l) & 1)
+        old = D[l]
+        D[l] = old ^ (((T[l] & 0xFFFFFFFF) ^ old) & sel)
+
+
+@njit(inline="always", cache=True)
 def _operand(k, v, R, rbase):
     """An operand's 32 lanes: a view of its registers in the register file,
     or of the row past the warps' registers that holds the immediate in
@@ -1125,16 +1135,23 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
     # f32 results go to the row of 32 f32 values ``Tf`` first (every lane: no
     # branch per lane, and IEEE arithmetic does not trap), then into the
     # register file zero-extended, masked lanes keeping their value
-    if fk == FK_FADD:
-        for l in range(32):
-            Tf[l] = Af[2 * l] + Bf[2 * l]
-    elif fk == FK_FSUB:
-        for l in range(32):
-            Tf[l] = Af[2 * l] - Bf[2 * l]
-    elif fk == FK_FMUL:
-        for l in range(32):
-            Tf[l] = Af[2 * l] * Bf[2 * l]
-    elif fk == FK_FDIV or fk == FK_FSQRT or FK_FABS <= fk <= FK_FMAX:   # f32_op per lane, as exec_float
+    if fk == FK_FADD or fk == FK_FSUB or fk == FK_FMUL:
+        # on both halves of every lane's register (64 f32 in a row, a contiguous loop that
+        # vectorises, where the even halves alone, stride 2, ran as one scalar operation per lane);
+        # the high halves are 0 or all ones (a NaN), so the extra operations neither trap nor meet
+        # a subnormal, and the merge keeps the low half
+        if fk == FK_FADD:
+            for i in range(len(Tf)):
+                Tf[i] = Af[i] + Bf[i]
+        elif fk == FK_FSUB:
+            for i in range(len(Tf)):
+                Tf[i] = Af[i] - Bf[i]
+        else:
+            for i in range(len(Tf)):
+                Tf[i] = Af[i] * Bf[i]
+        merge_f32_low(D, Tf.view(np.int64), mask)
+        return
+    if fk == FK_FDIV or fk == FK_FSQRT or FK_FABS <= fk <= FK_FMAX:   # f32_op per lane, as exec_float
         for l in range(32):
             if (mask >> l) & 1:
                 x = Af[2 * l]
