@@ -1137,9 +1137,10 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
     # register file zero-extended, masked lanes keeping their value
     if fk == FK_FADD or fk == FK_FSUB or fk == FK_FMUL:
         # on both halves of every lane's register (64 f32 in a row, a contiguous loop that
-        # vectorises, where the even halves alone, stride 2, ran as one scalar operation per lane);
-        # the high halves are 0 or all ones (a NaN), so the extra operations neither trap nor meet
-        # a subnormal, and the merge keeps the low half
+        # vectorises, where the even halves alone, stride 2, ran as one scalar operation per lane).
+        # The merge keeps the low half, whatever the high one held; IEEE arithmetic does not trap,
+        # and as registers hold 32-bit values zero- or sign-extended, the high halves are 0 or all
+        # ones (a NaN), so the extra operations meet no slow subnormal either
         if fk == FK_FADD:
             for i in range(len(Tf)):
                 Tf[i] = Af[i] + Bf[i]
