@@ -865,6 +865,29 @@ def merge_f32_low(D, T, mask):
 
 
 @njit(inline="always", cache=True)
+def _div_rem_32(div, mask, D, A, B, M, S):
+    """32-bit div (``div``) or rem for the lanes in mask: int_binop's
+    division inlined, as a call per lane cost lbm's periodic boundaries (18
+    rem.s32 per thread) a fifth of its interpreter time.  Magnitudes fit in
+    32 unsigned bits, so the hardware's 32-bit divide does the work; the
+    quotient takes the operands' sign (C-style truncation, as sdiv), and a
+    zero divisor gives all ones (div) or a (rem).  ``M``, ``S``: fast_alu's
+    canonicalisation masks."""
+    for l in range(32):
+        if (mask >> l) & 1:
+            x = ((A[l] & M) ^ S) - S
+            y = ((B[l] & M) ^ S) - S
+            if y == 0:
+                r = np.int64(-1) if div else x
+            else:
+                q = np.int64(np.uint32(x if x >= 0 else -x) // np.uint32(y if y >= 0 else -y))
+                if (x < 0) != (y < 0):
+                    q = -q
+                r = q if div else x - q * y
+            D[l] = ((r & M) ^ S) - S
+
+
+@njit(inline="always", cache=True)
 def _operand(k, v, R, rbase):
     """An operand's 32 lanes: a view of its registers in the register file,
     or of the row past the warps' registers that holds the immediate in
@@ -1085,23 +1108,7 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
                 D[l] = old ^ ((np.int64(c) ^ old) & sel)
         return
     if (fk == FK_IDIV or fk == FK_IREM) and size == 4:
-        # int_binop's division inlined for 32-bit operands: a call per lane cost lbm's periodic
-        # boundaries (18 rem.s32 per thread) a fifth of its interpreter time.  Magnitudes fit in
-        # 32 unsigned bits, so the hardware's 32-bit divide does the work; the quotient takes the
-        # operands' sign (C-style truncation, as sdiv), and a zero divisor gives all ones / a
-        div = fk == FK_IDIV
-        for l in range(32):
-            if (mask >> l) & 1:
-                x = ((A[l] & M) ^ S) - S
-                y = ((B[l] & M) ^ S) - S
-                if y == 0:
-                    r = np.int64(-1) if div else x
-                else:
-                    q = np.int64(np.uint32(x if x >= 0 else -x) // np.uint32(y if y >= 0 else -y))
-                    if (x < 0) != (y < 0):
-                        q = -q
-                    r = q if div else x - q * y
-                D[l] = ((r & M) ^ S) - S
+        _div_rem_32(fk == FK_IDIV, mask, D, A, B, M, S)
         return
     if fk == FK_IDIV or fk == FK_IREM:   # int_binop per lane, as the general path (exec_int, write_back)
         for l in range(32):
