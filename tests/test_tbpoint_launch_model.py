@@ -67,6 +67,21 @@ def _run(g, y):
     return sel
 
 
+def _drive(policy, cycles, instrs):
+    """Run ``policy``'s launch hooks as the simulator would, without one:
+    launch i, if selected, takes ``cycles[i]`` for its ``instrs[i]`` warp
+    instructions.  Returns the selected launches."""
+    sel = []
+    for lid in range(len(cycles)):
+        if policy.select_launch({"launch": lid}):
+            sel.append(lid)
+            policy.launch_begin(SimpleNamespace(n_blocks=0, launch={"launch": lid}, system_occupancy=1,
+                                                blocks=pd.DataFrame({"warp_instrs": np.zeros(0, np.int64)})))
+            policy.launch_end({"launch": lid, "cycles": float(cycles[lid]), "warp_instrs": int(instrs[lid]),
+                               "skipped_warp_instrs": 0})
+    return sel
+
+
 def test_a_noisier_group_simulates_more_members_spread_over_the_group():
     X = _features(200)
     quiet = _run(GroupSampler(range(200), X, 0.03), _cycles(X, noise=0.02))
@@ -117,14 +132,7 @@ def test_the_policy_predicts_modelled_launches_and_keeps_clusters_for_the_others
     cycles = np.r_[y, [10000.0] * 4]
     for rule, n_small in (("model", PILOT), ("cluster", n)):
         pol = TBPointPolicy(inter, None, launch_rule="confidence", small_launches=rule, launches=L)
-        sel = []
-        for lid in range(n + 4):
-            if pol.select_launch({"launch": lid}):
-                sel.append(lid)
-                pol.launch_begin(SimpleNamespace(n_blocks=0, launch={"launch": lid}, system_occupancy=1,
-                                                 blocks=pd.DataFrame({"warp_instrs": np.zeros(0, np.int64)})))
-                pol.launch_end({"launch": lid, "cycles": cycles[lid], "warp_instrs": int(L["warp_instrs"][lid]),
-                                "skipped_warp_instrs": 0})
+        sel = _drive(pol, cycles, L["warp_instrs"])
         assert sum(1 for x in sel if x < n) == n_small
         assert [x for x in sel if x >= n] == [n + 1, n + 2]          # the big kernel's cluster: its own rule
         pred = [pol.predict({"launch": lid, "warp_instrs": int(L["warp_instrs"][lid])}, None if lid not in sel
@@ -172,14 +180,7 @@ def test_a_cluster_whose_representative_is_modelled_is_represented_by_another_me
     pol = TBPointPolicy(inter, None, launch_rule="confidence", small_launches="model", launches=L)
     assert pol.representative_of(n) == pol.representative_of(n + 1) == n + 1
     assert pol._population == {0: 2}
-    sel = []
-    for lid in range(n + 2):
-        if pol.select_launch({"launch": lid}):
-            sel.append(lid)
-            pol.launch_begin(SimpleNamespace(n_blocks=0, launch={"launch": lid}, system_occupancy=1,
-                                             blocks=pd.DataFrame({"warp_instrs": np.zeros(0, np.int64)})))
-            pol.launch_end({"launch": lid, "cycles": 10.0 * L["warp_instrs"][lid], "warp_instrs":
-                            int(L["warp_instrs"][lid]), "skipped_warp_instrs": 0})
+    sel = _drive(pol, 10.0 * L["warp_instrs"].to_numpy(), L["warp_instrs"])
     assert n + 1 in sel and n not in sel               # the new representative; n comes before it
     assert pol.sources_of(n) == [n + 1]
     assert pol.predict({"launch": n, "warp_instrs": int(L["warp_instrs"][n])}, None) == pytest.approx(
