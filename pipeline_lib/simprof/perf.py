@@ -181,10 +181,11 @@ class ThreadCounterSampler:
             self.fds[tid], self.names[tid] = opened, comm
 
     def _read_all(self) -> None:
-        now = time.time_ns()
         for tid, fds in self.fds.items():
-            # an ended thread's counter keeps its final value
-            self.rows.append((now, tid, *(read_counter(fds[c]) for c in self.events)))
+            # each thread stamped at its own reads, not once per pass: a pass over many threads
+            # would otherwise date the last thread's counters by the first thread's time.
+            # An ended thread's counter keeps its final value.
+            self.rows.append((time.time_ns(), tid, *(read_counter(fds[c]) for c in self.events)))
 
     def _run(self) -> None:
         next_t = next_scan = time.monotonic()

@@ -150,8 +150,9 @@ class TBPointPolicy(SamplingPolicy):
                 raise ValueError("tbpoint.small_launches: model needs the trace's launches table")
             L = launches.sort_values("launch")
             key_of = launch_groups(L, regions)
-            G = L[L["launch"].astype(int).isin(key_of)]
-            for _, g in G.groupby(G["launch"].astype(int).map(key_of), sort=False):
+            lid = L["launch"].astype(int)
+            G = L[lid.isin(key_of)]
+            for _, g in G.groupby(lid[G.index].map(key_of), sort=False):
                 sampler = GroupSampler(g["launch"], g[MODEL_FEATURES].to_numpy(float), interval_tolerance)
                 self._group.update({int(x): sampler for x in g["launch"]})
             self._clusters_without(inter, set(self._group))

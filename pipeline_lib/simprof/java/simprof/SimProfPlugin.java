@@ -75,9 +75,13 @@ public final class SimProfPlugin implements SparkPlugin {
 
         private void sampleAll() {
             for (Map.Entry<Long, Long> t : threads.entrySet()) {
+                // begin() stamps the event (its start time is the exported time_ns) at the CPU-time
+                // read itself: stamped at commit, after the reads below, each snapshot would lag its
+                // CPU read by a varying delay, and an interval could show more CPU than wall time.
+                SimProfEvents.ThreadSample e = new SimProfEvents.ThreadSample();
+                e.begin();
                 long cpu = mx.getThreadCpuTime(t.getKey());
                 if (cpu < 0) { continue; }       // the thread has ended
-                SimProfEvents.ThreadSample e = new SimProfEvents.ThreadSample();
                 e.javaThreadId = t.getKey();
                 e.osThreadId = t.getValue();
                 e.cpuNanos = cpu;
