@@ -81,6 +81,7 @@ def cpi_error(pred, sim) -> tuple[float, float]:
 
 
 MIN_WAVES = 3
+REUSED = object()     # a way of re-evaluating that collects nothing: the base's counts as they are
 
 
 def main():
@@ -90,6 +91,9 @@ def main():
     ap.add_argument("--workloads", default=None, help="comma-separated (default: the medium suite)")
     ap.add_argument("--regions", action="store_true",
                     help="also collect on TBPoint's regions within the representative launches")
+    ap.add_argument("--reused", action="store_true",
+                    help="also predict the collect-again variants from the base's counts, as a timing-only "
+                         "variant is (what that approximation costs in accuracy)")
     a = ap.parse_args()
     hw = load_hardware(a.hw)
     variants = {v: load_hardware(variant(a.hw, v)) for v in a.variants.split(",")}
@@ -101,6 +105,8 @@ def main():
             "sampled": (Sampling(), "collected again on TBPoint's launches")}
     if a.regions:
         ways["regions"] = (Sampling(regions=True), "collected again on TBPoint's launches and regions")
+    if a.reused:
+        ways["reused"] = (REUSED, "the base's counts reused (no collection)")
     kinds = ("reuse", *ways)
     totals = {k: [0.0, 0.0] for k in kinds}       # [re-evaluation s, simulation s]
     dev = {k: [] for k in ways if k != "collect"}
@@ -129,7 +135,11 @@ def main():
                 continue
             pred = {}
             for k, (smp, _) in ways.items():
-                pred[k], t = timed(lambda: ev.predict(h, collected=ev.collect(h, sampling=smp)))
+                if smp is REUSED:
+                    ev.predict(h)
+                    pred[k], t = timed(lambda: ev.predict(h))
+                else:
+                    pred[k], t = timed(lambda: ev.predict(h, collected=ev.collect(h, sampling=smp)))
                 row[k][0] += t
                 row[k][1] += s
                 err[k].append((wl, v, *cpi_error(pred[k], sim)))

@@ -200,6 +200,20 @@ def test_no_unit_is_taken_before_the_region_has_turned_the_l2_over(tmp_path):
     assert got[(0, "rr")].in_step == full[(0, "rr")].in_step
 
 
+def _assert_kept_as_collected(ev, blind, hw, n):
+    """``ev`` (given the analysed configuration) keeps the analysis's counts
+    of the ``n`` launches on ``hw``, and they are what ``blind`` (not given
+    it) collects again, under both schedulers."""
+    for policy in ("rr", "gto"):
+        got, fresh = ev.collect(hw, policy), blind.collect(hw, policy)
+        for lid in range(n):
+            kept, again = got[(lid, policy)], fresh[(lid, policy)]
+            assert kept is ev.collected[(lid, policy)]
+            assert np.array_equal(kept.counts, again.counts) and kept.in_step == again.in_step
+            assert np.array_equal(kept.slice_requests, again.slice_requests)
+            assert np.array_equal(kept.channel_transfers, again.channel_transfers)
+
+
 def test_launches_that_fit_one_wave_on_both_configurations_keep_the_analysis_counts(tmp_path):
     """Three launches of 4 blocks on 2 cores: with 32 or 48 warps per core
     (2 or 3 blocks of 16 warps) every block is placed at the start on the
@@ -211,22 +225,47 @@ def test_launches_that_fit_one_wave_on_both_configurations_keep_the_analysis_cou
     base = GPUMech(hw).run(tr)
     ev = Reevaluation(tr, base["launches"], base["collected"], hw=hw)
     blind = Reevaluation(tr, base["launches"], base["collected"])
-    wide = hardware(cores=2, **{"sm_limits.warps": 48, "sm_limits.threads": 1536})
+    wide = hardware(cores=2, **{"sm_limits.warps": 48, "sm_limits.threads": 1536, "sm_limits.registers": 65536})
+    L = tr.launches.iloc[0]
+    args = (int(L["threads_per_block"]), int(L["regs_per_thread"]), int(L["shared_bytes"]))
+    assert [occupancy(h, *args)["sm_occupancy"] for h in (hw, wide)] == [2, 3]    # the one-wave rule decides
     assert ev.unchanged_launches(wide) == [True] * 3
     assert blind.unchanged_launches(wide) == [False] * 3
     assert ev.unchanged_launches(wide, pacing=True) == [False] * 3
-    assert ev.unchanged_launches(hardware(cores=2, **{"sm_limits.warps": 48, "l1.mshrs": 8})) == [False] * 3
-    for policy in ("rr", "gto"):
-        got, fresh = ev.collect(wide, policy), blind.collect(wide, policy)
-        for lid in range(3):
-            assert got[(lid, policy)] is ev.collected[(lid, policy)]
-            assert np.array_equal(got[(lid, policy)].counts, fresh[(lid, policy)].counts)
-            assert got[(lid, policy)].in_step == fresh[(lid, policy)].in_step
+    assert ev.unchanged_launches(hardware(cores=2, **{"sm_limits.warps": 48, "sm_limits.threads": 1536,
+                                                      "sm_limits.registers": 65536, "l1.mshrs": 8})) == [False] * 3
+    _assert_kept_as_collected(ev, blind, wide, 3)
     narrow = hardware(cores=2, **{"sm_limits.warps": 16, "sm_limits.threads": 512})
     assert ev.unchanged_launches(narrow) == [False] * 3
     got = ev.collect(narrow, "rr")
     assert got[(0, "rr")] is not ev.collected[(0, "rr")]
     assert got[(0, "rr")].in_step != ev.collected[(0, "rr")].in_step     # two blocks a core no longer
+
+
+def test_launches_of_the_same_occupancy_keep_the_analysis_counts_over_many_waves(tmp_path):
+    """Three launches of 12 blocks of 16 warps (24 registers a thread) on 2
+    cores, 3 waves each: at 32 warps per core, or 48 with the register file
+    still holding 2 blocks, a core holds 2 blocks either way, so the
+    collector runs alike and the analysis's counts are what collecting
+    again gives; with twice the registers a core holds 3 blocks at 48 warps,
+    the occupancy changes and the collector runs."""
+    tr = _stream_trace(tmp_path, 1 << 12, 3, 12)
+    hw = hardware(cores=2)
+    base = GPUMech(hw).run(tr)
+    ev = Reevaluation(tr, base["launches"], base["collected"], hw=hw)
+    blind = Reevaluation(tr, base["launches"], base["collected"])
+    wide = hardware(cores=2, **{"sm_limits.warps": 48, "sm_limits.threads": 1536})
+    more = hardware(cores=2, **{"sm_limits.warps": 48, "sm_limits.threads": 1536, "sm_limits.registers": 65536})
+    L = tr.launches.iloc[0]
+    args = (int(L["threads_per_block"]), int(L["regs_per_thread"]), int(L["shared_bytes"]))
+    assert int(L["n_blocks"]) == 12
+    assert [occupancy(h, *args)["sm_occupancy"] for h in (hw, wide, more)] == [2, 2, 3]
+    assert ev.unchanged_launches(wide) == [True] * 3
+    _assert_kept_as_collected(ev, blind, wide, 3)
+    assert ev.unchanged_launches(more) == [False] * 3
+    got = ev.collect(more, "rr")
+    assert got[(0, "rr")] is not ev.collected[(0, "rr")]
+    assert got[(0, "rr")].in_step != ev.collected[(0, "rr")].in_step     # three blocks a core
 
 
 def test_known_launches_are_not_collected_and_stand_for_their_cluster(tmp_path):

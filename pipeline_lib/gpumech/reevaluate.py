@@ -125,13 +125,24 @@ class Reevaluation:
         it does when the two configurations differ in their SM limits alone
         (the resident warps, blocks, threads, registers and shared memory:
         what decides occupancy), the collector's pacing is the analysis's,
-        and the launch's blocks all fit in the first wave on both
-        (``n_blocks <= cores x`` the smaller SM occupancy): each block then
-        goes to the same core and slot at the launch's start on both and no
-        block follows, and empty slots are never picked by either
-        scheduler, so the issue order and every count are the same.  Graph
-        frontiers, wavefronts and small per-iteration launches are often
-        such launches.  All False without the analysed configuration."""
+        and either
+
+        - the launch's SM occupancy (blocks per core) is the same on both:
+          the collector reads the SM limits only through it (its warp and
+          block slots, :class:`.scheduled.LaunchRun`), so every placement,
+          pick and count is the same, however many waves the launch has
+          (at 48 warps per core against 32, most multi-wave launches of the
+          suite, whose blocks are limited by the block, thread, register
+          or shared-memory count, not the warps); or
+        - its blocks all fit in the first wave on both (``n_blocks <=
+          cores x`` the smaller SM occupancy): each block then goes to the
+          same core and slot at the launch's start on both and no block
+          follows, and empty slots are never picked by either scheduler,
+          so the issue order and every count are the same.  Graph
+          frontiers, wavefronts and small per-iteration launches are often
+          such launches.
+
+        All False without the analysed configuration."""
         n = len(self.launches)
         if self.hw is None or bool(pacing) != self.pacing:
             return [False] * n
@@ -142,8 +153,8 @@ class Reevaluation:
         out = []
         for L in self.launches:
             args = (int(L["threads_per_block"]), int(L["regs_per_thread"]), int(L["shared_bytes"]))
-            occ = min(occupancy(self.hw, *args)["sm_occupancy"], occupancy(hw, *args)["sm_occupancy"])
-            out.append(int(L["n_blocks"]) <= hw["cores"] * occ)
+            occ = occupancy(self.hw, *args)["sm_occupancy"], occupancy(hw, *args)["sm_occupancy"]
+            out.append(occ[0] == occ[1] or int(L["n_blocks"]) <= hw["cores"] * min(occ))
         return out
 
     def predict(self, hw: dict, policy: str | None = None, sync: dict | None = None,
