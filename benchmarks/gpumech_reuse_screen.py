@@ -164,6 +164,7 @@ def main():
     ap.add_argument("--hw", default="gpumech-baseline")
     ap.add_argument("--variants", default="w8,w16,w48")
     ap.add_argument("--workloads", default=None, help="comma-separated (default: the medium suite)")
+    ap.add_argument("--csv", default=None, help="also write the per-launch table to this file")
     a = ap.parse_args()
     hw = load_hardware(a.hw)
     variants = {v: load_hardware(variant(a.hw, v)) for v in a.variants.split(",")}
@@ -224,7 +225,8 @@ def main():
               f"|{k}| with the reused counts' CPI deviation: "
               f"{t[k].abs().corr(t['cpi_dev'], method='spearman'):.3f}")
     print(f"  |d_col| with the CPI deviation: {t['d_col'].abs().corr(t['cpi_dev'], method='spearman'):.3f}")
-    t.to_csv("/tmp/gpumech_reuse_screen.csv", index=False)
+    if a.csv:
+        t.to_csv(a.csv, index=False)
 
 
 if __name__ == "__main__":
