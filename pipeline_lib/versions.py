@@ -37,8 +37,8 @@ COVERS = {
     "SIMULATOR_VERSION": ("sim/__init__.py", "sim/engine.py", "sim/hardware.py", "sim/output.py", "sim/run.py",
                           "sim/sampling.py", "sim/simulator.py", "sim/static.py", "sim/trace_reader.py"),
     "POWER_VERSION": ("sim/power.py",),
-    "TBPOINT_VERSION": ("tbpoint",),
-    "GPUMECH_VERSION": ("gpumech", "sim/static.py"),     # the static table GPUMech reads
+    "TBPOINT_VERSION": ("tbpoint", "pairwise.py"),
+    "GPUMECH_VERSION": ("gpumech", "sim/static.py", "pairwise.py"),     # the static table GPUMech reads
     "SCALING_VERSION": ("scaling",),
     "SIMPROF_VERSION": ("simprof",),
     "REPORT_VERSION": ("report.py",),

@@ -237,3 +237,81 @@ def test_calibration_chooses_the_pacing_by_its_best_readings_and_then_the_readin
     assert choose(t) == (True, {"rr": "interval", "gto": "warp"})
     t.loc[t["pacing"], "error"] += 0.03125                    # now a tie at 0.125: no pacing
     assert choose(t) == (False, {"rr": "convoy", "gto": "measured"})
+
+
+def _numpy_prediction(p, wpb, occ, blocks, sync, r):
+    """The network as it was written in numpy before it was compiled (the
+    reference whose bits the compiled form keeps): per-interval demands,
+    the four readings, the waves.  Returns the CPI and the steady pass."""
+    insts = np.asarray(p["insts"], float)
+
+    def column(name):
+        v = np.asarray(p[name] if name in p else p.get("mem_reqs" if name == "dram_reqs" else name, 0 * insts), float)
+        if r.per_inst is None:
+            return v
+        total = insts.sum() * r.per_inst[name]
+        return v * (total / v.sum()) if v.sum() > 0 else insts * (total / insts.sum())
+    on = r.terms
+    local = np.column_stack([insts / r.issue_rate, column("lsu_lines") / r.lsu_rate * ("lsu" in on),
+                             column("smem_ways") * ("smem" in on),
+                             column("miss_reqs") * r.miss_latency / r.mshrs * ("mshr" in on)])
+    shared = np.hstack([column("l2_reqs")[:, None] * (np.asarray(r.slice_share) * r.l2_service * ("l2" in on)),
+                        column("dram_reqs")[:, None] * (np.asarray(r.channel_share) * r.dram_service * ("dram" in on))])
+    z = np.maximum(insts / r.issue_rate + np.asarray(p["stall_cycles"], float) - local.sum(1) - shared.sum(1), 0.0)
+
+    def one(warps, cores, how):
+        if how == "measured":
+            s = min(max(r.in_step, 0.0), 1.0)
+            a, b = one(warps, cores, "interval"), one(warps, cores, "warp")
+            return {k: s * a[k] + (1 - s) * b[k] for k in a}
+        zz, ll, sh = z, local, shared
+        if how == "convoy":
+            g = convoy_size(r.in_step, warps)
+            path = z + local.sum(1) + shared.sum(1)
+            lc, sc = g * local, g * shared
+            step = np.maximum(path, np.hstack([lc, sc]).max(1))
+            zc = np.maximum(step - lc.sum(1) - sc.sum(1), 0.0)
+            zz, ll, sh, warps = zc.sum(keepdims=True), lc.sum(0, keepdims=True), sc.sum(0, keepdims=True), warps / g
+        elif how == "warp":
+            zz, ll, sh = z.sum(keepdims=True), local.sum(0, keepdims=True), shared.sum(0, keepdims=True)
+        r_loc, r_sh = mva(zz, ll, sh, warps, cores)
+        ns = len(r.slice_share)
+        out = {"delay": float(zz.sum())}
+        out.update({k: float(r_loc[:, i].sum()) for i, k in enumerate(("issue", "lsu", "smem", "mshr"))})
+        out["l2"], out["dram"] = float(r_sh[:, :ns].sum()), float(r_sh[:, ns:].sum())
+        out["total"] = out["delay"] + sum(out[k] for k in ("issue", "lsu", "smem", "mshr")) + out["l2"] + out["dram"]
+        return out
+    steady = one(occ * wpb, r.cores, sync)
+    cycles = 0.0
+    for count, per_core, active in waves(blocks, r.cores, occ):
+        if "tail" in on and (per_core, active) != (occ, r.cores):
+            cycles += count * one(per_core * wpb, active, sync)["total"]
+        else:
+            cycles += count * steady["total"] * per_core * active / (occ * r.cores)
+    return cycles * r.cores / (blocks * wpb * float(np.sum(insts))), steady
+
+
+@pytest.mark.parametrize("sync", ["interval", "warp", "measured", "convoy"])
+def test_the_compiled_network_keeps_numpys_figures(sync):
+    """predict_contention and pass_time give the bits of the numpy
+    network above, on random profiles (up to 300 intervals: past numpy's
+    8- and 128-element summation blocks), with and without the launch's
+    rates, every term left out in turn, and partial last waves."""
+    rng = np.random.default_rng(11)
+    for case in range(40):
+        n = int(rng.choice([1, 3, 9, 130, 300]))
+        cols = {k: rng.random(n) * rng.choice([0.0, 3.0, 40.0]) for k in ("lsu_lines", "smem_ways", "miss_reqs",
+                                                                            "l2_reqs", "dram_reqs")}
+        p = prof(rng.integers(1, 50, n), rng.random(n) * 500, **cols)
+        ns, nc = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        per_inst = None if case % 2 else {k: float(rng.random()) for k in cols}
+        terms = frozenset(TERMS) - {TERMS[case % len(TERMS)]} if case % 3 == 0 else frozenset(TERMS)
+        r = res(cores=int(rng.integers(1, 16)), mshrs=int(rng.integers(1, 64)), miss_latency=float(rng.uniform(50, 600)),
+                slices=tuple(rng.dirichlet(np.ones(ns))), channels=tuple(rng.dirichlet(np.ones(nc))),
+                per_inst=per_inst, terms=terms, in_step=float(rng.random()))
+        wpb, occ = int(rng.integers(1, 9)), int(rng.integers(1, 7))
+        blocks = int(rng.integers(1, 5 * r.cores * occ))
+        want, steady = _numpy_prediction(p, wpb, occ, blocks, sync, r)
+        got = predict_contention(p, wpb, occ, blocks, sync, r)
+        assert got["cpi"] == want
+        assert pass_time(p, occ * wpb, r.cores, sync, r) == steady

@@ -3,10 +3,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pipeline_lib.stats import cov
 from pipeline_lib.tbpoint import markov
 from pipeline_lib.tbpoint.clustering import closest_to_centre, threshold_clusters
 from pipeline_lib.tbpoint.inter_launch import FEATURES, InterLaunchSampler, launch_features
-from pipeline_lib.tbpoint.regions import RegionFinder, cov, epoch_table, workload_regions
+from pipeline_lib.tbpoint.regions import RegionFinder, epoch_table, workload_regions
 
 
 # -- eq. 6 and 3.3 ------------------------------------------------------------------
@@ -149,6 +150,29 @@ def test_the_seeds_warming_rule_stops_inside_a_slow_transient_and_ours_waits_it_
     assert confidence(series[:n], 0.1) == pytest.approx(np.mean(series[2:n]))
 
 
+def test_mser_truncation_keeps_numpys_ties():
+    """The compiled MSER gives numpy's figures, so ties (repeated IPCs,
+    constant series) fall on the same ``d`` as the numpy loop it replaced."""
+    from pipeline_lib.tbpoint.warming import mser_truncation
+
+    def numpy_mser(x):
+        x = np.asarray(x, float)
+        best, best_d = np.inf, 0
+        for d in range(0, min(len(x) // 2, len(x) - 2) + 1):
+            rest = x[d:]
+            v = float(((rest - rest.mean()) ** 2).sum()) / len(rest) ** 2
+            if v < best:
+                best, best_d = v, d
+        return best_d
+
+    rng = np.random.default_rng(3)
+    for k in range(600):
+        x = rng.random(int(rng.integers(0, 300))) * 10
+        x = np.round(x, 1) if k % 3 == 0 else (np.full(len(x), 3.3) if k % 7 == 0 else x)
+        assert mser_truncation(x) == numpy_mser(x)
+        assert mser_truncation(list(x)) == numpy_mser(x)
+
+
 def test_a_noisier_region_simulates_more_units_before_the_confidence_rule_stops():
     from pipeline_lib.tbpoint.warming import confidence
     rng = np.random.default_rng(0)
@@ -231,6 +255,25 @@ def test_epoch_variation_is_that_of_the_epochs_mean_block():
     assert fig8["variation_factor"].tolist()[0] == 0.0 and fig8["variation_factor"].tolist()[1] > 0.3
     with pytest.raises(ValueError, match="tbpoint.variation"):
         epoch_table(blocks, 112, "launch")
+
+
+def test_epoch_table_keeps_numpys_figures():
+    """The compiled per-epoch statistics give numpy's bits: each epoch's
+    mean stall probability and :func:`cov` as numpy computes them on the
+    epoch's slice (the tables' bytes depend on it), on ragged last epochs
+    and epochs over numpy's 8- and 128-element summation blocks."""
+    rng = np.random.default_rng(7)
+    for n, size in ((1, 1), (5, 2), (300, 7), (1000, 112), (2000, 300), (517, 129)):
+        mem = rng.integers(0, 10 ** 6, n)
+        warp = rng.integers(0, 10 ** 7, n)
+        e = epoch_table(_blocks(mem, warp), size)
+        x, y = mem.astype(float), warp.astype(float)
+        p = np.divide(x, y, out=np.zeros_like(x), where=y > 0)
+        for j, lo in enumerate(range(0, n, size)):
+            sl = slice(lo, lo + size)
+            assert e["stall_probability"].iloc[j] == float(p[sl].mean())
+            assert e["cov_mem_requests"].iloc[j] == cov(x[sl])
+            assert e["cov_warp_instrs"].iloc[j] == cov(y[sl])
 
 
 def test_single_epoch_runs_are_no_region_unless_allowed():

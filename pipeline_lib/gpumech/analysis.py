@@ -297,7 +297,8 @@ class GPUMech:
                     r = contention_resources(hw, pm, got[policy], per_inst, set(TERMS) - {term})
                     preds.append({"launch": lid, "selection": "clustering", "policy": policy,
                                   "model": f"{CONTENTION_MODEL}-{term}",
-                                  "cpi": predict_contention(prof, wpb, occ_sm, nb, self.sync[policy], r)["cpi"]})
+                                  "cpi": predict_contention(prof, wpb, occ_sm, nb, self.sync[policy], r,
+                                                            stack=False)["cpi"]})
             execs = counts[:, PC_EXECS].sum()
             lines_per_inst = counts[:, PC_REQS].sum() / execs if execs else 0.0
             atomics = int(counts[kind == S.K_ATOM, PC_EXECS].sum())

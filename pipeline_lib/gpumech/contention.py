@@ -85,6 +85,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from ..pairwise import np_sum, np_sum_block
 from .model import check_profile
 
 MODEL = "MT_CONTENTION"
@@ -146,40 +147,92 @@ def shares(counts, n: int) -> tuple:
     return tuple(c / c.sum()) if c.sum() > 0 else tuple(np.full(n, 1.0 / n))
 
 
-def _col(p, name, n):
-    return np.asarray(p[name], float) if name in p else np.zeros(n)
-
-
 DEMAND_COLUMNS = ("lsu_lines", "smem_ways", "miss_reqs", "l2_reqs", "dram_reqs")
 
+# The network's arithmetic is compiled (numba), one call per launch: in Python it took about a millisecond a
+# launch in numpy calls on arrays of a few intervals, which made re-evaluating a configuration
+# (:mod:`.reevaluate`) cost more in the model than in the collector on workloads of hundreds of launches.  The
+# compiled form keeps numpy's figures bit for bit: its sums are numpy's own (:mod:`..pairwise`), so the
+# analysis's tables keep their bytes (tests/test_gpumech_contention.py compares both forms).
 
-def _demand_col(p, name, insts, per_inst):
-    v = _col(p, name, len(insts)) if name != "dram_reqs" or name in p else _col(p, "mem_reqs", len(insts))
-    if per_inst is None:
-        return v
-    total = insts.sum() * per_inst[name]
-    return v * (total / v.sum()) if v.sum() > 0 else insts * (total / insts.sum())
+
+@njit(cache=True)
+def _col_sums(A):
+    """``A.sum(0, keepdims=True)``: numpy adds the rows in order."""
+    out = np.zeros((1, A.shape[1]))
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            out[0, j] = out[0, j] + A[i, j]
+    return out
+
+
+@njit(cache=True)
+def _demands(insts, stall, cols, per_inst, issue_rate, lsu_rate, on_lsu, on_smem, on_mshr, miss_latency, mshrs,
+             slice_cost, chan_cost):
+    """:func:`demands` on arrays: ``cols`` the profile's :data:`DEMAND_COLUMNS`
+    (rows), ``per_inst`` the launch's rates in that order (empty: none),
+    ``on_*`` the terms as 0/1, ``slice_cost`` and ``chan_cost`` the cycles
+    per request at each slice and channel (share x service x term)."""
+    n = len(insts)
+    col = np.empty((5, n))
+    isum = np_sum(insts)
+    for k in range(5):
+        if len(per_inst) == 0:
+            col[k] = cols[k]
+            continue
+        total = isum * per_inst[k]
+        vs = np_sum(cols[k])
+        if vs > 0:
+            f = total / vs
+            for i in range(n):
+                col[k, i] = cols[k, i] * f
+        else:
+            f = total / isum
+            for i in range(n):
+                col[k, i] = insts[i] * f
+    ns, nc = len(slice_cost), len(chan_cost)
+    local = np.empty((n, 4))
+    shared = np.empty((n, ns + nc))
+    z = np.empty(n)
+    for i in range(n):
+        local[i, 0] = insts[i] / issue_rate
+        local[i, 1] = col[0, i] / lsu_rate * on_lsu
+        local[i, 2] = col[1, i] * on_smem
+        local[i, 3] = col[2, i] * miss_latency / mshrs * on_mshr
+        for j in range(ns):
+            shared[i, j] = col[3, i] * slice_cost[j]
+        for j in range(nc):
+            shared[i, ns + j] = col[4, i] * chan_cost[j]
+        single = insts[i] / issue_rate + stall[i]
+        z[i] = max(single - np_sum(local[i]) - np_sum(shared[i]), 0.0)
+    return z, local, shared
 
 
 def demands(profile, r: Resources) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per interval: the delay Z, the demands at the core's stations
     (columns :data:`LOCAL`) and at the shared stations (the L2 slices, then
-    the DRAM channels), all in cycles."""
+    the DRAM channels), all in cycles.
+
+    The demand columns are the profile's (``dram_reqs`` falling back to
+    ``mem_reqs``, absent ones 0); with ``r.per_inst`` each is rescaled to the
+    representative warp's instructions x the launch's rate, its intervals
+    keeping their shares (in proportion to the instructions where the
+    warp has none of that demand)."""
     p = check_profile(profile)
-    insts = np.asarray(p["insts"], float)
-    col = {k: _demand_col(p, k, insts, r.per_inst) for k in DEMAND_COLUMNS}
+    insts = p["insts"]
+    n = len(insts)
+    cols = np.zeros((5, n))
+    for k, name in enumerate(DEMAND_COLUMNS):
+        src = name if name in p or name != "dram_reqs" else "mem_reqs"
+        if src in p:
+            cols[k] = p[src]
+    per_inst = (np.array([r.per_inst[k] for k in DEMAND_COLUMNS], float) if r.per_inst is not None
+                else np.zeros(0))
     on = r.terms
-    local = np.column_stack([
-        insts / r.issue_rate,
-        col["lsu_lines"] / r.lsu_rate * ("lsu" in on),
-        col["smem_ways"] * ("smem" in on),
-        col["miss_reqs"] * r.miss_latency / r.mshrs * ("mshr" in on)])
-    l2 = col["l2_reqs"][:, None] * (np.asarray(r.slice_share) * r.l2_service * ("l2" in on))[None, :]
-    dram = col["dram_reqs"][:, None] * (np.asarray(r.channel_share) * r.dram_service * ("dram" in on))[None, :]
-    shared = np.hstack([l2, dram])
-    single = insts / r.issue_rate + np.asarray(p["stall_cycles"], float)
-    z = np.maximum(single - local.sum(1) - shared.sum(1), 0.0)
-    return z, local, shared
+    return _demands(insts, p["stall_cycles"], cols, per_inst, float(r.issue_rate), float(r.lsu_rate),
+                    float("lsu" in on), float("smem" in on), float("mshr" in on), float(r.miss_latency),
+                    float(r.mshrs), np.asarray(r.slice_share) * r.l2_service * ("l2" in on),
+                    np.asarray(r.channel_share) * r.dram_service * ("dram" in on))
 
 
 @njit(cache=True)
@@ -217,7 +270,15 @@ def _mva(z, local, shared, n, c, tol, max_iter, r_loc, r_sh):
                 break
 
 
-def mva(z, local, shared, warps: int, cores: int, tol: float = 1e-9, max_iter: int = 100_000):
+_MVA_TOL, _MVA_ITER = 1e-9, 100_000
+
+
+def _check_population(warps, cores) -> None:
+    if warps < 1 or cores < 1:
+        raise ValueError(f"warps and cores must be at least 1, got {warps} and {cores}")
+
+
+def mva(z, local, shared, warps: int, cores: int, tol: float = _MVA_TOL, max_iter: int = _MVA_ITER):
     """Schweitzer's approximate MVA of ``warps`` customers per core on
     ``cores`` identical cores, one network per row (interval).
 
@@ -229,8 +290,7 @@ def mva(z, local, shared, warps: int, cores: int, tol: float = 1e-9, max_iter: i
     pass takes ``z + R_local.sum(1) + R_shared.sum(1)`` cycles and a core
     completes ``warps`` passes in that time.
     """
-    if warps < 1 or cores < 1:
-        raise ValueError(f"warps and cores must be at least 1, got {warps} and {cores}")
+    _check_population(warps, cores)
     z = np.ascontiguousarray(z, np.float64)
     local = np.ascontiguousarray(local, np.float64)
     shared = np.ascontiguousarray(shared, np.float64)
@@ -241,6 +301,9 @@ def mva(z, local, shared, warps: int, cores: int, tol: float = 1e-9, max_iter: i
 
 SYNCS = ("interval", "warp", "measured", "convoy")
 DEFAULT_SYNC = {"rr": "convoy", "gto": "measured"}       # chosen on the small inputs (.calibrate)
+_INTERVAL, _WARP, _MEASURED, _CONVOY = range(4)           # SYNCS' codes in the compiled functions
+#: what :func:`pass_time` returns, in the order of the compiled functions' output rows
+PASS_KEYS = ("delay",) + LOCAL + ("l2", "dram", "total")
 
 
 def pass_time(profile, warps: int, cores: int, sync: str, r: Resources) -> dict:
@@ -260,29 +323,62 @@ def pass_time(profile, warps: int, cores: int, sync: str, r: Resources) -> dict:
     return _pass_time(demands(profile, r), warps, cores, sync, r)
 
 
+def _sync_code(sync: str) -> int:
+    if sync not in SYNCS:
+        raise ValueError(f"unknown warp synchronisation {sync!r} (known: {', '.join(SYNCS)})")
+    return SYNCS.index(sync)
+
+
 def _pass_time(d: tuple, warps, cores: int, sync: str, r: Resources) -> dict:
     """:func:`pass_time` on the profile's :func:`demands` ``d``."""
-    if sync == "measured":
-        s = min(max(float(r.in_step), 0.0), 1.0)
-        a, b = _pass_time(d, warps, cores, "interval", r), _pass_time(d, warps, cores, "warp", r)
-        return {k: s * a[k] + (1 - s) * b[k] for k in a}
-    z, local, shared = d
-    if sync == "convoy":
-        g = convoy_size(r.in_step, warps)
-        z, local, shared = convoy_demands(z, local, shared, g)
+    code = _sync_code(sync)
+    _check_population(warps, cores)
+    out = np.empty(len(PASS_KEYS))
+    _pass_sync(d[0], d[1], d[2], float(warps), float(cores), code, float(r.in_step), len(r.slice_share), out)
+    return dict(zip(PASS_KEYS, out.tolist()))
+
+
+@njit(cache=True)
+def _pass_sync(z, local, shared, warps, cores, sync, in_step, ns, out):
+    """:func:`_pass_time` into ``out`` (:data:`PASS_KEYS`)."""
+    if sync != _MEASURED:
+        _pass_one(z, local, shared, warps, cores, sync, in_step, ns, out)
+        return
+    s = min(max(in_step, 0.0), 1.0)
+    a, b = np.empty(len(out)), np.empty(len(out))
+    _pass_one(z, local, shared, warps, cores, _INTERVAL, in_step, ns, a)
+    _pass_one(z, local, shared, warps, cores, _WARP, in_step, ns, b)
+    for k in range(len(out)):
+        out[k] = s * a[k] + (1 - s) * b[k]
+
+
+@njit(cache=True)
+def _pass_one(z, local, shared, warps, cores, sync, in_step, ns, out):
+    """One reading (``interval``, ``warp`` or ``convoy``) of :func:`pass_time`."""
+    if sync == _WARP:
+        z = np.full(1, np_sum(z))
+        local, shared = _col_sums(local), _col_sums(shared)
+    elif sync == _CONVOY:
+        g = _convoy_size(in_step, warps)
+        z, local, shared = _convoy(z, local, shared, g)
         warps = warps / g
-    elif sync == "warp":
-        z, local, shared = z.sum(keepdims=True), local.sum(0, keepdims=True), shared.sum(0, keepdims=True)
-    elif sync != "interval":
-        raise ValueError(f"unknown warp synchronisation {sync!r} (known: {', '.join(SYNCS)})")
-    r_loc, r_sh = mva(z, local, shared, warps, cores)
-    ns = len(r.slice_share)
-    out = {"delay": float(z.sum())}
-    out.update({k: float(r_loc[:, i].sum()) for i, k in enumerate(LOCAL)})
-    out["l2"] = float(r_sh[:, :ns].sum())
-    out["dram"] = float(r_sh[:, ns:].sum())
-    out["total"] = out["delay"] + sum(out[k] for k in LOCAL) + out["l2"] + out["dram"]
-    return out
+    r_loc, r_sh = np.empty_like(local), np.empty_like(shared)
+    _mva(z, local, shared, warps, cores, _MVA_TOL, _MVA_ITER, r_loc, r_sh)
+    out[0] = np_sum(z)
+    busy = 0.0
+    for k in range(local.shape[1]):
+        out[1 + k] = np_sum(r_loc[:, k])
+        busy = busy + out[1 + k]
+    kl = local.shape[1]
+    out[1 + kl] = np_sum_block(r_sh, 0, ns)
+    out[2 + kl] = np_sum_block(r_sh, ns, shared.shape[1])
+    out[3 + kl] = out[0] + busy + out[1 + kl] + out[2 + kl]
+
+
+@njit(cache=True)
+def _convoy_size(in_step, warps):
+    s = min(max(in_step, 0.0), 1.0)
+    return min(1.0 / (1.0 - s), warps) if s < 1.0 else warps
 
 
 def convoy_size(in_step: float, warps: int) -> float:
@@ -292,8 +388,23 @@ def convoy_size(in_step: float, warps: int) -> float:
     PC, g - 1 of every g issues repeat the PC issued just before, so the
     measured in-step share is s = (g - 1) / g and g = 1 / (1 - s); between
     1 (every warp on its own) and the core's warps (all in lock step)."""
-    s = min(max(float(in_step), 0.0), 1.0)
-    return float(min(1.0 / (1.0 - s), warps)) if s < 1.0 else float(warps)
+    return float(_convoy_size(float(in_step), float(warps)))
+
+
+@njit(cache=True)
+def _convoy(z, local, shared, g):
+    n = len(z)
+    lc, sc = g * local, g * shared
+    zc = np.empty(n)
+    for i in range(n):
+        path = z[i] + np_sum(local[i]) + np_sum(shared[i])
+        top = path
+        for v in lc[i]:
+            top = max(top, v)
+        for v in sc[i]:
+            top = max(top, v)
+        zc[i] = max(top - np_sum(lc[i]) - np_sum(sc[i]), 0.0)
+    return np.full(1, np_sum(zc)), _col_sums(lc), _col_sums(sc)
 
 
 def convoy_demands(z, local, shared, g: float):
@@ -309,11 +420,8 @@ def convoy_demands(z, local, shared, g: float):
     attains.  The convoy's delay is that time less its g warps' demands (at
     least 0); g = 1 gives back the single warp's delay and demands exactly.
     """
-    path = z + local.sum(1) + shared.sum(1)
-    lc, sc = g * local, g * shared
-    step = np.maximum(path, np.hstack([lc, sc]).max(1))
-    zc = np.maximum(step - lc.sum(1) - sc.sum(1), 0.0)
-    return zc.sum(keepdims=True), lc.sum(0, keepdims=True), sc.sum(0, keepdims=True)
+    return _convoy(np.ascontiguousarray(z, np.float64), np.ascontiguousarray(local, np.float64),
+                   np.ascontiguousarray(shared, np.float64), float(g))
 
 
 def waves(blocks: int, cores: int, occupancy: int) -> list[tuple[int, int, int]]:
@@ -330,12 +438,29 @@ def waves(blocks: int, cores: int, occupancy: int) -> list[tuple[int, int, int]]
     return out
 
 
+@njit(cache=True)
+def _launch_cycles(z, local, shared, wpb, occupancy, cores, sync, in_step, ns, tail, wave_rows, steady):
+    """The launch's cycles over its waves (:func:`predict_contention`);
+    ``steady`` receives the full wave's pass (:data:`PASS_KEYS`)."""
+    _pass_sync(z, local, shared, float(occupancy * wpb), float(cores), sync, in_step, ns, steady)
+    cycles = 0.0
+    part = np.empty(len(steady))
+    for w in range(wave_rows.shape[0]):
+        count, per_core, active = wave_rows[w, 0], wave_rows[w, 1], wave_rows[w, 2]
+        if tail and (per_core != occupancy or active != cores):
+            _pass_sync(z, local, shared, float(per_core * wpb), float(active), sync, in_step, ns, part)
+            cycles += count * part[len(part) - 1]
+        else:
+            cycles += count * steady[len(steady) - 1] * per_core * active / (occupancy * cores)
+    return cycles
+
+
 def predict_contention(profile, warps_per_block: int, occupancy: int, blocks: int, sync: str,
-                       r: Resources) -> dict:
+                       r: Resources, stack: bool = True) -> dict:
     """CPI of one core (cycles x cores / warp instructions, as the
     simulation's) for a launch of ``blocks`` blocks, and its stack
-    (:data:`STACK_C`); ``sync`` as in :func:`pass_time` (the scheduler's
-    reading: :data:`DEFAULT_SYNC`).
+    (:data:`STACK_C`; left out with ``stack=False``); ``sync`` as in
+    :func:`pass_time` (the scheduler's reading: :data:`DEFAULT_SYNC`).
 
     The steady state is a full wave (``occupancy x warps_per_block`` warps
     per core); the tail's extra cycles over the same blocks at the steady
@@ -344,20 +469,22 @@ def predict_contention(profile, warps_per_block: int, occupancy: int, blocks: in
     p = check_profile(profile)
     insts = float(np.sum(p["insts"]))
     full_n = occupancy * warps_per_block
-    d = demands(p, r)
-    steady = _pass_time(d, full_n, r.cores, sync, r)
-    cycles = 0.0
-    for count, per_core, active in waves(blocks, r.cores, occupancy):
-        if "tail" in r.terms and (per_core, active) != (occupancy, r.cores):
-            cycles += count * _pass_time(d, per_core * warps_per_block, active, sync, r)["total"]
-        else:
-            cycles += count * steady["total"] * per_core * active / (occupancy * r.cores)
+    code = _sync_code(sync)
+    _check_population(full_n, r.cores)
+    z, local, shared = demands(p, r)
+    steady = np.empty(len(PASS_KEYS))
+    cycles = _launch_cycles(z, local, shared, int(warps_per_block), int(occupancy), int(r.cores), code,
+                            float(r.in_step), len(r.slice_share), "tail" in r.terms,
+                            np.array(waves(blocks, r.cores, occupancy), np.int64), steady)
     warp_insts = blocks * warps_per_block * insts
     cpi = cycles * r.cores / warp_insts
-    cpi_steady = steady["total"] / (full_n * insts)
-    stack = _stack(p, steady, full_n * insts)
-    stack["TAIL"] = cpi - cpi_steady
-    return {"cpi": cpi, **stack}
+    if not stack:
+        return {"cpi": cpi}
+    t = dict(zip(PASS_KEYS, steady.tolist()))
+    cpi_steady = t["total"] / (full_n * insts)
+    out = {"cpi": cpi, **_stack(p, t, full_n * insts)}
+    out["TAIL"] = cpi - cpi_steady
+    return out
 
 
 def _stack(p, t: dict, core_insts: float) -> dict:

@@ -53,10 +53,17 @@ def check_profile(profile, source: str = "interval profile") -> Profile:
             if c in PROFILE_COLUMNS or c.startswith("stall_") or c in OPTIONAL_COLUMNS}
     if len(cols["insts"]) == 0:
         raise ValueError(f"{source}: no intervals")
-    for c in PROFILE_COLUMNS + [c for c in OPTIONAL_COLUMNS if c in cols]:
-        v = cols[c]
-        if not np.isfinite(v).all() or (v < 0).any():
-            raise ValueError(f"{source}: column {c!r} must be finite and non-negative")
+    checked = PROFILE_COLUMNS + [c for c in OPTIONAL_COLUMNS if c in cols]
+    try:     # all the columns at once (this runs once per launch and model); per column only to name one
+        m = np.stack([cols[c] for c in checked])
+        ok = bool((m >= 0).all()) and bool(np.isfinite(m.sum()))     # NaN fails the first, inf the second
+    except ValueError:       # columns of different lengths
+        ok = False
+    if not ok:
+        for c in checked:
+            v = cols[c]
+            if not np.isfinite(v).all() or (v < 0).any():
+                raise ValueError(f"{source}: column {c!r} must be finite and non-negative")
     if (cols["insts"] <= 0).any():
         raise ValueError(f"{source}: column 'insts' must be positive in every interval")
     return Profile(cols)

@@ -64,6 +64,8 @@ class Reevaluation:
         reps = dict(zip(launches["launch"].astype(int), launches["representative"].astype(int)))
         self.trace = trace
         self.instructions = trace.instructions
+        self._tables: dict[str, dict] = {}          # :meth:`_static`
+        self._representatives: dict[Sampling, dict] = {}     # :func:`.sampled.representatives` per sampling
         self.launches = []
         for launch in trace.launches.sort_values("launch").to_dict("records"):
             lid = int(launch["launch"])
@@ -81,8 +83,13 @@ class Reevaluation:
             self.launches.append({**launch, "rep_trace": one})
 
     def _static(self, hw: dict) -> dict:
-        return kernel_tables(self.instructions, hw, global_bb_ids(self.instructions)[0]
-                             if len(self.instructions) else {})
+        """The per-PC tables on ``hw``, once per set of its latencies (the
+        only fields :func:`..sim.static.kernel_static` reads)."""
+        key = repr(sorted(hw["latency"].items()))
+        if key not in self._tables:
+            self._tables[key] = kernel_tables(self.instructions, hw, global_bb_ids(self.instructions)[0]
+                                              if len(self.instructions) else {})
+        return self._tables[key]
 
     def collect(self, hw: dict, policy: str | None = None, sampling: Sampling | None = None,
                 pacing: bool = False) -> dict:
@@ -114,7 +121,12 @@ class Reevaluation:
             return {(lid, policy): c for lid, c in known.items()}
         static = self._static(hw)
         totals = {int(L["launch"]): self.collected[(int(L["launch"]), policy)].totals for L in self.launches}
-        the_plan = sampled.full_plan(self.trace) if sampling is None else sampled.plan(self.trace, hw, sampling)
+        if sampling is None:
+            the_plan = sampled.full_plan(self.trace)
+        else:
+            if sampling not in self._representatives:
+                self._representatives[sampling] = sampled.representatives(self.trace, sampling)
+            the_plan = sampled.plan(self.trace, hw, sampling, self._representatives[sampling])
         return sampled.collect(self.trace, hw, policy, static, the_plan, totals, sampling or Sampling(),
                                pacing, known={} if sampling is None else known)[0]
 
@@ -177,6 +189,6 @@ class Reevaluation:
             timing, _, _, r = contention_setup(hw, P, got, got.totals)
             prof = check_profile(timing.profile_columns(L["rep_trace"], 0), f"launch {lid}")
             cpi = predict_contention(prof, int(L["warps_per_block"]), occ["sm_occupancy"], int(L["n_blocks"]),
-                                     reading, r)["cpi"]
+                                     reading, r, stack=False)["cpi"]
             rows.append({"launch": lid, "policy": policy, "cpi": cpi})
         return pd.DataFrame(rows, columns=["launch", "policy", "cpi"])

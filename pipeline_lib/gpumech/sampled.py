@@ -160,14 +160,24 @@ def full_plan(trace) -> Plan:
                 {int(a): int(w) for a, w in zip(L["launch"], L["warp_instrs"])})
 
 
-def plan(trace, hw: dict, sampling: Sampling = Sampling()) -> Plan:
-    """The sampled collection of ``trace`` on ``hw`` (only its occupancy
-    fields matter here)."""
+def representatives(trace, sampling: Sampling = Sampling()) -> dict[int, int]:
+    """Launch -> its inter-launch cluster's representative: the part of
+    :func:`plan` that no hardware field changes (the launches' features
+    come from the trace alone), so a caller planning for several
+    configurations computes it once (``plan(..., representative=...)``)."""
     L = trace.launches.sort_values("launch")
     feats = launch_features(L, sampling.inter_scale)
     t = InterLaunchSampler(sampling.inter_sigma, sampling.inter_within_kernel,
                            sampling.representative).fit(feats).table(feats)
-    p = Plan({int(a): int(r) for a, r in zip(t["launch"], t["representative"])},
+    return {int(a): int(r) for a, r in zip(t["launch"], t["representative"])}
+
+
+def plan(trace, hw: dict, sampling: Sampling = Sampling(), representative: dict[int, int] | None = None) -> Plan:
+    """The sampled collection of ``trace`` on ``hw`` (only its occupancy
+    fields matter here); ``representative``: :func:`representatives`, if
+    known."""
+    L = trace.launches.sort_values("launch")
+    p = Plan(dict(representative if representative is not None else representatives(trace, sampling)),
              warp_instrs={int(a): int(w) for a, w in zip(L["launch"], L["warp_instrs"])})
     by_launch = trace.blocks_by_launch()
     for row in L.to_dict("records"):

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
+from ..pairwise import pairwise_sum
 from ..sim.hardware import occupancy
-from ..stats import cov
 from .clustering import threshold_clusters
 
 
@@ -42,18 +43,55 @@ def epoch_table(blocks: pd.DataFrame, epoch_size: int, variation: str = "block")
     y = b["warp_instrs"].to_numpy(float)
     p = np.divide(x, y, out=np.zeros_like(x), where=y > 0)
     ids = b["block"].to_numpy(np.int64)
-    rows = []
-    for j, lo in enumerate(range(0, len(b), epoch_size)):
-        sl = slice(lo, lo + epoch_size)
-        rows.append({"epoch": j, "first_block": int(ids[sl][0]), "last_block": int(ids[sl][-1]),
-                     "n_blocks": int(len(ids[sl])), "stall_probability": float(p[sl].mean()),
-                     "cov_mem_requests": cov(x[sl]), "cov_warp_instrs": cov(y[sl])})
-    t = pd.DataFrame(rows, columns=["epoch", "first_block", "last_block", "n_blocks", "stall_probability",
-                                    "cov_mem_requests", "cov_warp_instrs"])
+    columns = ["epoch", "first_block", "last_block", "n_blocks", "stall_probability", "cov_mem_requests",
+               "cov_warp_instrs"]
+    if len(b):
+        lo = np.arange(0, len(b), epoch_size)
+        hi = np.minimum(lo + epoch_size, len(b))
+        t = pd.DataFrame({"epoch": np.arange(len(lo)), "first_block": ids[lo], "last_block": ids[hi - 1],
+                          "n_blocks": hi - lo, "stall_probability": _epoch_means(p, epoch_size),
+                          "cov_mem_requests": _epoch_covs(x, epoch_size), "cov_warp_instrs": _epoch_covs(y, epoch_size)},
+                         columns=columns)
+    else:
+        t = pd.DataFrame([], columns=columns)
     t["variation_factor"] = np.maximum(t["cov_mem_requests"], t["cov_warp_instrs"])
     if variation == "epoch":
         t["variation_factor"] /= np.sqrt(t["n_blocks"].clip(lower=1))
     return t
+
+
+@njit(cache=True)
+def _epoch_means(v, size):
+    """``v[lo:lo + size].mean()`` of each epoch, as numpy computes it
+    (:mod:`..pairwise`: the table keeps its bytes).  Compiled because a
+    launch can have hundreds of epochs and the table is built once per
+    launch and configuration."""
+    n = len(v)
+    out = np.empty((n + size - 1) // size)
+    for j in range(len(out)):
+        lo = j * size
+        m = min(size, n - lo)
+        out[j] = (0.0 + pairwise_sum(v, lo, m)) / m
+    return out
+
+
+@njit(cache=True)
+def _epoch_covs(v, size):
+    """:func:`..stats.cov` of each epoch's values, as numpy computes the
+    mean and the population standard deviation (:func:`_epoch_means`)."""
+    n = len(v)
+    out = np.empty((n + size - 1) // size)
+    sq = np.empty(size)
+    for j in range(len(out)):
+        lo = j * size
+        m = min(size, n - lo)
+        mean = (0.0 + pairwise_sum(v, lo, m)) / m
+        for i in range(m):
+            d = v[lo + i] - mean
+            sq[i] = d * d
+        std = np.sqrt((0.0 + pairwise_sum(sq, 0, m)) / m)
+        out[j] = std / mean if mean > 0 else 0.0
+    return out
 
 
 class RegionFinder:
@@ -95,6 +133,7 @@ class RegionFinder:
         e["cluster"] = labels.astype(np.int32)
         e["outlier"] = outlier
         region = np.full(len(e), -1, np.int32)
+        first, last, epoch = (e[c].to_numpy() for c in ("first_block", "last_block", "epoch"))
         rows = []
         i = 0
         while i < len(e):
@@ -103,9 +142,8 @@ class RegionFinder:
                 j += 1
             if j - i + 1 >= self.min_epochs and not outlier[i]:
                 region[i:j + 1] = len(rows)
-                rows.append({"region": len(rows), "cluster": int(labels[i]),
-                             "start_block": int(e["first_block"].iloc[i]), "end_block": int(e["last_block"].iloc[j]),
-                             "first_epoch": int(e["epoch"].iloc[i]), "n_epochs": j - i + 1})
+                rows.append({"region": len(rows), "cluster": int(labels[i]), "start_block": int(first[i]),
+                             "end_block": int(last[j]), "first_epoch": int(epoch[i]), "n_epochs": j - i + 1})
             i = j + 1
         e["region"] = region
         self.epochs_ = e

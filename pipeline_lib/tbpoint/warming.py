@@ -21,8 +21,13 @@ and return the region's IPC once they stop, else None.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
+from numba import njit
 from scipy import stats
+
+from ..pairwise import pairwise_sum
 
 __all__ = ["WARMING_RULES", "LAUNCH_RULES", "CONFIDENCE", "consecutive", "confidence", "mser_truncation", "region_ipc",
            "enough_launches"]
@@ -42,12 +47,24 @@ def mser_truncation(x) -> int:
     """MSER's truncation point: the number ``d`` of leading values to drop
     (at most half of them, leaving at least two) that minimises
     sum((x[d:] - mean)^2) / (n - d)^2; ties go to the smallest ``d``."""
-    x = np.asarray(x, float)
+    return int(_mser(np.ascontiguousarray(x, np.float64)))
+
+
+@njit(cache=True)
+def _mser(x):
+    """:func:`mser_truncation`, compiled (it runs after every unit of every
+    region) with numpy's sums (:mod:`..pairwise`), so that ties fall as
+    they did in numpy."""
     n = len(x)
     best, best_d = np.inf, 0
+    sq = np.empty(n)
     for d in range(0, min(n // 2, n - 2) + 1):
-        rest = x[d:]
-        v = float(((rest - rest.mean()) ** 2).sum()) / len(rest) ** 2
+        m = n - d
+        mean = (0.0 + pairwise_sum(x, d, m)) / m
+        for i in range(m):
+            e = x[d + i] - mean
+            sq[i] = e * e
+        v = (0.0 + pairwise_sum(sq, 0, m)) / m ** 2
         if v < best:
             best, best_d = v, d
     return best_d
@@ -72,7 +89,14 @@ def _half_width(x: np.ndarray, level: float) -> float:
     """Half-width of the ``level`` confidence interval of the mean of ``x``
     (Student's t, at least two values)."""
     n = len(x)
-    return float(stats.t.ppf(0.5 + level / 2, n - 1)) * float(x.std(ddof=1)) / np.sqrt(n)
+    return _t_quantile(0.5 + level / 2, n - 1) * float(x.std(ddof=1)) / np.sqrt(n)
+
+
+@lru_cache(maxsize=None)
+def _t_quantile(q: float, df: int) -> float:
+    """Student's t quantile, once per (q, df): scipy's ``ppf`` costs a third
+    of a millisecond a call, and the rules ask after every unit."""
+    return float(stats.t.ppf(q, df))
 
 
 WARMING_RULES = {"consecutive": consecutive, "confidence": confidence}
