@@ -37,8 +37,9 @@ COVERS = {
     "SIMULATOR_VERSION": ("sim/__init__.py", "sim/engine.py", "sim/hardware.py", "sim/output.py", "sim/run.py",
                           "sim/sampling.py", "sim/simulator.py", "sim/static.py", "sim/trace_reader.py"),
     "POWER_VERSION": ("sim/power.py",),
-    "TBPOINT_VERSION": ("tbpoint", "pairwise.py"),
-    "GPUMECH_VERSION": ("gpumech", "sim/static.py", "pairwise.py"),     # the static table GPUMech reads
+    "TBPOINT_VERSION": ("tbpoint", "pairwise.py"),                    # pairwise.py: the epoch table's sums
+    # the static table GPUMech reads, and the contention model's sums
+    "GPUMECH_VERSION": ("gpumech", "sim/static.py", "pairwise.py"),
     "SCALING_VERSION": ("scaling",),
     "SIMPROF_VERSION": ("simprof",),
     "REPORT_VERSION": ("report.py",),

@@ -246,7 +246,8 @@ def _numpy_prediction(p, wpb, occ, blocks, sync, r):
     insts = np.asarray(p["insts"], float)
 
     def column(name):
-        v = np.asarray(p[name] if name in p else p.get("mem_reqs" if name == "dram_reqs" else name, 0 * insts), float)
+        src = name if name in p or name != "dram_reqs" else "mem_reqs"
+        v = np.asarray(p.get(src, 0 * insts), float)
         if r.per_inst is None:
             return v
         total = insts.sum() * r.per_inst[name]
@@ -255,8 +256,9 @@ def _numpy_prediction(p, wpb, occ, blocks, sync, r):
     local = np.column_stack([insts / r.issue_rate, column("lsu_lines") / r.lsu_rate * ("lsu" in on),
                              column("smem_ways") * ("smem" in on),
                              column("miss_reqs") * r.miss_latency / r.mshrs * ("mshr" in on)])
-    shared = np.hstack([column("l2_reqs")[:, None] * (np.asarray(r.slice_share) * r.l2_service * ("l2" in on)),
-                        column("dram_reqs")[:, None] * (np.asarray(r.channel_share) * r.dram_service * ("dram" in on))])
+    l2 = np.asarray(r.slice_share) * r.l2_service * ("l2" in on)
+    dram = np.asarray(r.channel_share) * r.dram_service * ("dram" in on)
+    shared = np.hstack([column("l2_reqs")[:, None] * l2, column("dram_reqs")[:, None] * dram])
     z = np.maximum(insts / r.issue_rate + np.asarray(p["stall_cycles"], float) - local.sum(1) - shared.sum(1), 0.0)
 
     def one(warps, cores, how):
@@ -306,8 +308,8 @@ def test_the_compiled_network_keeps_numpys_figures(sync):
         ns, nc = int(rng.integers(1, 7)), int(rng.integers(1, 7))
         per_inst = None if case % 2 else {k: float(rng.random()) for k in cols}
         terms = frozenset(TERMS) - {TERMS[case % len(TERMS)]} if case % 3 == 0 else frozenset(TERMS)
-        r = res(cores=int(rng.integers(1, 16)), mshrs=int(rng.integers(1, 64)), miss_latency=float(rng.uniform(50, 600)),
-                slices=tuple(rng.dirichlet(np.ones(ns))), channels=tuple(rng.dirichlet(np.ones(nc))),
+        r = res(cores=int(rng.integers(1, 16)), mshrs=int(rng.integers(1, 64)),
+                miss_latency=float(rng.uniform(50, 600)), slices=tuple(rng.dirichlet(np.ones(ns))), channels=tuple(rng.dirichlet(np.ones(nc))),
                 per_inst=per_inst, terms=terms, in_step=float(rng.random()))
         wpb, occ = int(rng.integers(1, 9)), int(rng.integers(1, 7))
         blocks = int(rng.integers(1, 5 * r.cores * occ))

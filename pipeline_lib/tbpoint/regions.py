@@ -50,8 +50,8 @@ def epoch_table(blocks: pd.DataFrame, epoch_size: int, variation: str = "block")
         hi = np.minimum(lo + epoch_size, len(b))
         t = pd.DataFrame({"epoch": np.arange(len(lo)), "first_block": ids[lo], "last_block": ids[hi - 1],
                           "n_blocks": hi - lo, "stall_probability": _epoch_means(p, epoch_size),
-                          "cov_mem_requests": _epoch_covs(x, epoch_size), "cov_warp_instrs": _epoch_covs(y, epoch_size)},
-                         columns=columns)
+                          "cov_mem_requests": _epoch_covs(x, epoch_size),
+                          "cov_warp_instrs": _epoch_covs(y, epoch_size)}, columns=columns)
     else:
         t = pd.DataFrame([], columns=columns)
     t["variation_factor"] = np.maximum(t["cov_mem_requests"], t["cov_warp_instrs"])
