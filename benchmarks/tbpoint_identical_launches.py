@@ -20,12 +20,12 @@ import argparse
 import hashlib
 from pathlib import Path
 
-import yaml
-
 from pipeline_lib.sim.hardware import load_hardware
 from pipeline_lib.sim.simulator import Simulator
 from pipeline_lib.sim.trace_reader import TraceDir
 from pipeline_lib.workflow import Paths
+
+from gpumech_reevaluation import suite      # the medium suite's workloads with a trace
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,11 +48,7 @@ def main():
     ap.add_argument("--hw", default="tbpoint-fermi")
     ap.add_argument("--workloads", default=None, help="comma-separated (default: the medium suite)")
     a = ap.parse_args()
-    if a.workloads:
-        workloads = a.workloads.split(",")
-    else:
-        cfg = yaml.safe_load((ROOT / "config" / "study.yaml").read_text())
-        workloads = [w for w in cfg["workloads"] if not w.endswith("-s")]
+    workloads = a.workloads.split(",") if a.workloads else suite()
     hw = load_hardware(a.hw)
     print(f"{'workload':14s} {'kernel':24s} {'launches':>9s} {'CPI of each':40s} {'later spread':>13s} "
           f"{'first vs later':>15s}")
