@@ -162,3 +162,84 @@ def test_without_warp_trace_summaries_remain(tmp_path):
     assert _read(tmp_path, "warp_trace").num_rows == 0
     assert _read(tmp_path, "warp_trace").column_names == [c for c, _, _ in TABLES["warp_trace"]]
     assert _read(tmp_path, "launches").to_pandas()["warp_instrs"].sum() > 0
+
+
+def test_background_writer_keeps_bytes_order_and_errors(tmp_path):
+    """The warp trace's writer encodes in a thread of its own: the same bytes
+    as writing in line, row groups in the order given, and a failed row group
+    raised to the caller with nothing left behind."""
+    import pyarrow as pa
+    from pipeline_lib.io import AtomicParquetWriter
+
+    tables = [pa.table({"a": np.arange(i * 1000, (i + 1) * 1000, dtype=np.int64)}) for i in range(7)]
+    for background in (False, True):
+        w = AtomicParquetWriter(tmp_path / f"{background}.parquet", tables[0].schema, background=background)
+        for t in tables:
+            w.write(t)
+        w.close()
+    assert (tmp_path / "True.parquet").read_bytes() == (tmp_path / "False.parquet").read_bytes()
+    f = pq.ParquetFile(tmp_path / "True.parquet")
+    assert [f.read_row_group(g)["a"][0].as_py() for g in range(f.num_row_groups)] == [i * 1000 for i in range(7)]
+
+    w = AtomicParquetWriter(tmp_path / "bad.parquet", tables[0].schema, background=True)
+    w.write(tables[0])
+    w.write(pa.table({"b": ["not the schema"]}))     # fails in the writer's thread
+    with pytest.raises(OSError, match="bad.parquet"):
+        for t in tables:                             # raised by a later write at the latest by close
+            w.write(t)
+        w.close()
+    w.abort()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["False.parquet", "True.parquet"]
+
+
+def test_failed_trace_write_leaves_no_outputs(tmp_path, monkeypatch):
+    """A row group that cannot be written (in the background writer) fails
+    the trace with no table, complete-looking or temporary, left."""
+    calls = []
+    real = pq.ParquetWriter.write_table
+
+    def failing(self, table, *a, **k):
+        calls.append(1)
+        if len(calls) == 3:
+            raise OSError("disk full")
+        return real(self, table, *a, **k)
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", failing)
+    with pytest.raises(OSError, match="disk full"):
+        trace_workload("bfs", SPECS["bfs"], tmp_path, chunk_records=2000, progress=False)
+    assert len(calls) >= 3 and list(tmp_path.iterdir()) == []
+
+
+def test_emulator_runs_without_the_gil():
+    """What lets the trace's encoding go on beside the emulation."""
+    from pipeline_lib.ptx.emulator import run_blocks
+    assert run_blocks.targetoptions.get("nogil") is True
+
+
+def test_chunk_order_is_numpys_stable_sort():
+    """The compiled counting sort of a chunk's records by warp gives what
+    numpy's stable argsort and fancy indexing gave, lines and lane addresses
+    moved with their records."""
+    from pipeline_lib.ptx import isa
+    from pipeline_lib.ptx.device import _make_chunk
+
+    rng = np.random.default_rng(3)
+    n = 5000
+    warp = (rng.integers(0, 40, n) + 96).astype(np.int32)
+    space = rng.choice(np.array([0, isa.SP_GLOBAL, isa.SP_SHARED, isa.SP_LOCAL], np.int8), n)
+    nreq = rng.integers(0, 5, n).astype(np.int16)
+    mask = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    has = (space == isa.SP_GLOBAL) | (space == isa.SP_LOCAL)
+    lines = rng.integers(0, 1 << 40, int(nreq[has].sum()), dtype=np.int64)
+    lanes = np.where(space != 0, np.bitwise_count(mask), 0).astype(np.int64)
+    addrs = rng.integers(0, 1 << 40, int(lanes.sum()), dtype=np.int64)
+    c = _make_chunk(warp, np.arange(n, dtype=np.int32), mask, space, nreq, lines, addrs)
+    order = np.argsort(warp, kind="stable")
+    assert np.array_equal(c.warp, warp[order]) and np.array_equal(c.pc, order.astype(np.int32))
+    assert np.array_equal(c.mask, mask[order]) and np.array_equal(c.space, space[order])
+    assert np.array_equal(c.nreq, nreq[order]) and c.warp.dtype == np.int32 and c.nreq.dtype == np.int16
+    for counts, values, off, got in ((np.where(has, nreq, 0), lines, c.line_offsets, c.lines),
+                                     (lanes, addrs, c.addr_offsets, c.addrs)):
+        starts = np.concatenate([[0], np.cumsum(counts)])
+        want = [values[starts[i]:starts[i + 1]] for i in order]
+        assert np.array_equal(off, np.concatenate([[0], np.cumsum([len(x) for x in want])]))
+        assert np.array_equal(got, np.concatenate(want))

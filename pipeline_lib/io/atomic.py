@@ -11,6 +11,8 @@ import contextlib
 import glob
 import json
 import os
+import queue
+import threading
 from pathlib import Path
 
 import pyarrow as pa
@@ -62,25 +64,75 @@ def write_table(table: pa.Table, path, metadata: dict | None = None) -> None:
 
 class AtomicParquetWriter:
     """Streaming writer (one row group per ``write``) that appears at its
-    final path only when closed successfully."""
+    final path only when closed successfully.
 
-    def __init__(self, path, schema: pa.Schema):
+    With ``background`` the row groups are encoded and written by a thread
+    of their own, in the order given, while the caller goes on (the trace
+    sink: the emulator runs without the GIL, and Parquet's encoding took
+    about as long as emulating).  At most one table waits in line, so memory
+    stays bounded.  The file's bytes are the same either way.  A write that
+    fails in the thread is raised by the next :meth:`write`, by
+    :meth:`flush` or by :meth:`close`; the tables after it are not written.
+    """
+
+    def __init__(self, path, schema: pa.Schema, background: bool = False):
         schema = _with_provenance(schema)
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.tmp = _tmp(self.path)
         self.writer = pq.ParquetWriter(self.tmp, schema, compression=COMPRESSION)
         self.schema = schema
+        self._error: BaseException | None = None
+        self._queue: queue.Queue | None = None
+        self._thread: threading.Thread | None = None
+        if background:
+            self._queue = queue.Queue(maxsize=1)
+            self._thread = threading.Thread(target=self._drain, name=f"write {self.path.name}", daemon=True)
+            self._thread.start()
+
+    def _drain(self) -> None:
+        while (table := self._queue.get()) is not None:
+            if self._error is None:
+                try:
+                    self.writer.write_table(table)
+                except BaseException as e:     # raised in the caller's thread (_raise)
+                    self._error = e
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            raise OSError(f"{self.path}: writing a row group failed: {self._error}") from self._error
 
     def write(self, table: pa.Table) -> None:
-        self.writer.write_table(table)
+        if self._queue is None:
+            self.writer.write_table(table)
+            return
+        self._raise()
+        self._queue.put(table)
+
+    def flush(self) -> None:
+        """Wait until every table given is written (no more writes after
+        this); raise the error of a failed one."""
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+        self._raise()
 
     def close(self) -> None:
+        try:
+            self.flush()
+        except BaseException:
+            self.abort()
+            raise
         self.writer.close()
         os.replace(self.tmp, self.path)
 
     def abort(self) -> None:
         try:
+            if self._thread is not None:
+                self._queue.put(None)
+                self._thread.join()
+                self._thread = None
             self.writer.close()
         finally:
             if self.tmp.exists():

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from . import isa
 from .decode import DecodedKernel, decode_kernel
@@ -340,32 +341,68 @@ def _without_memory_fast_paths(code: np.ndarray) -> np.ndarray:
     return out
 
 
-def _reorder(counts: np.ndarray, values: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+@njit(cache=True, nogil=True)
+def _warp_order(warp):
+    """The records' stable order by warp: a counting sort, since a chunk
+    holds whole blocks, whose warps are one dense range of ids."""
+    n = len(warp)
+    order = np.empty(n, np.int64)
+    if n == 0:
+        return order
+    lo, hi = warp.min(), warp.max()
+    start = np.zeros(hi - lo + 2, np.int64)
+    for i in range(n):
+        start[warp[i] - lo + 1] += 1
+    for k in range(1, len(start)):
+        start[k] += start[k - 1]
+    for i in range(n):
+        k = warp[i] - lo
+        order[start[k]] = i
+        start[k] += 1
+    return order
+
+
+@njit(cache=True, nogil=True)
+def _reorder(counts, values, order):
     """Per-record runs of ``values`` (``counts`` each, in record order) put in
     the record order ``order``: (new offsets, new values)."""
-    off = np.zeros(len(counts) + 1, np.int64)
-    np.cumsum(counts, out=off[1:])
-    c_s = counts[order]
-    new_off = np.zeros(len(counts) + 1, np.int64)
-    np.cumsum(c_s, out=new_off[1:])
-    total = int(new_off[-1])
-    if not total:
-        return new_off, np.zeros(0, np.int64)
-    starts = np.repeat(off[:-1][order] - new_off[:-1], c_s)
-    return new_off, values[starts + np.arange(total)]
+    n = len(counts)
+    off = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        off[i + 1] = off[i] + counts[i]
+    new_off = np.zeros(n + 1, np.int64)
+    for j in range(n):
+        new_off[j + 1] = new_off[j] + counts[order[j]]
+    out = np.empty(new_off[n], np.int64)
+    for j in range(n):
+        src, dst = off[order[j]], new_off[j]
+        for k in range(new_off[j + 1] - dst):
+            out[dst + k] = values[src + k]
+    return new_off, out
+
+
+@njit(cache=True, nogil=True)
+def _take(a, order):
+    out = np.empty(len(order), a.dtype)
+    for j in range(len(order)):
+        out[j] = a[order[j]]
+    return out
 
 
 def _make_chunk(warp, pc, mask, space, nreq, lines, addrs=None) -> TraceChunk:
-    """Order the records of a chunk by warp (stable, so time order is kept)."""
+    """Order the records of a chunk by warp (stable, so time order is kept).
+    Compiled and run without the GIL, beside the trace sink's encoding of
+    the chunk before (argsort and fancy indexing took about a sixth of a
+    paper input's trace generation)."""
     has_lines = (space == isa.SP_GLOBAL) | (space == isa.SP_LOCAL) | (space == isa.SP_GENERIC)
-    order = np.argsort(warp, kind="stable")
+    order = _warp_order(warp)
     new_off, new_lines = _reorder(np.where(has_lines, nreq, 0).astype(np.int64), lines, order)
     a_off = a_new = None
     if addrs is not None:      # one address per executing lane of every memory record
         lanes = np.bitwise_count(mask.astype(np.uint32)).astype(np.int64)
         a_off, a_new = _reorder(np.where(space != 0, lanes, 0), addrs, order)
-    return TraceChunk(warp[order].copy(), pc[order].copy(), mask[order].copy(), space[order].copy(),
-                      nreq[order].copy(), new_off, new_lines, a_off, a_new)
+    return TraceChunk(_take(warp, order), _take(pc, order), _take(mask, order), _take(space, order),
+                      _take(nreq, order), new_off, new_lines, a_off, a_new)
 
 
 def _read_ptxas_info(ptx_path: Path) -> dict:

@@ -2114,7 +2114,7 @@ def _grow_trace(trace, n_rec, n_lines, n_addr, lane_on):
     return tr_warp, tr_pc, tr_mask, tr_space, tr_nreq, lines, laddr
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)   # the trace sink encodes the previous chunk meanwhile
 def run_blocks(code, n_regs, grid, block, blk_begin, blk_end,
                gmem, gshadow, gbase, cmem, pmem, smem_size, local_size,
                trace_on, rec_limit, instr_limit, instr_done,

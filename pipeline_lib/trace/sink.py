@@ -145,9 +145,10 @@ class ParquetTraceSink:
         self.kernels: dict = {}
         self.trace_on = warp_trace
         self.lane_addresses = lane_addresses
+        # the warp trace's row groups are encoded beside the emulation (background), which runs without the GIL
         self.writer = AtomicParquetWriter(self.dir / "warp_trace.parquet",
-                                          schema.arrow_schema("warp_trace", self.meta, lane_addresses)
-                                          ) if warp_trace else None
+                                          schema.arrow_schema("warp_trace", self.meta, lane_addresses),
+                                          background=True) if warp_trace else None
 
     def begin_launch(self, info):
         pass
@@ -167,6 +168,8 @@ class ParquetTraceSink:
         return {k: (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)) for k, _, _ in spec}
 
     def close(self):
+        if self.writer is not None:     # a failed row group stops here, before any other table is written
+            self.writer.flush()
         lrows = {k: [r[k] for r in self.launch_rows] for k, _, _ in schema.LAUNCHES}
         write_table(_table("launches", lrows, self.meta), self.dir / "launches.parquet")
         write_table(_table("blocks", self._concat(self.block_cols, schema.BLOCKS), self.meta),
