@@ -79,6 +79,30 @@ def test_reevaluation_predicts_what_the_analysis_does(analysed):
         assert np.array_equal(ev.predict(hw, policy, collected=ev.collect(hw, policy))["cpi"].to_numpy(), want)
 
 
+def test_profiles_are_shared_only_where_their_fields_agree(analysed, monkeypatch):
+    """A sweep of MSHRs or bandwidths computes each launch's interval profile
+    once; a change of any field the profile reads, or new counts, computes
+    it again.  Every prediction is that of a fresh re-evaluation."""
+    import pipeline_lib.gpumech.reevaluate as R
+    tr, hw, base = analysed
+    calls = []
+    real = R.contention_timing
+    monkeypatch.setattr(R, "contention_timing", lambda *a: calls.append(1) or real(*a))
+    ev = Reevaluation(tr, base["launches"], base["collected"])
+    n = len(ev.launches)
+    sweep = [hardware(cores=4, **{"l1.mshrs": m}) for m in (8, 16, 64)] + [hardware(cores=4, **{"l2.bytes_per_clock": 16})]
+    moved = [hardware(cores=4, **{k: v}) for k, v in (("l2.hit_latency", 200), ("dram.latency", 500),
+                                                      ("dram.row_miss_latency", 90), ("latency.fp32", 9),
+                                                      ("l1.hit_latency", 40))]
+    preds = [ev.predict(h, "rr")["cpi"].to_numpy() for h in sweep + moved]
+    assert len(calls) == n * (1 + len(moved))
+    new = ev.collect(sweep[-1], "rr")           # other counts, same fields: computed again
+    ev.predict(sweep[-1], "rr", collected=new)
+    assert len(calls) == n * (2 + len(moved))
+    for h, got in zip(sweep + moved, preds):
+        assert np.array_equal(got, Reevaluation(tr, base["launches"], base["collected"]).predict(h, "rr")["cpi"])
+
+
 def test_a_collection_of_another_trace_is_refused(analysed, tmp_path):
     tr, hw, base = analysed
     other = _stream_trace(tmp_path, 1 << 12, 1, 4)          # one launch

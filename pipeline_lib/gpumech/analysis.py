@@ -138,16 +138,29 @@ def contention_resources(hw: dict, miss_latency: float, collector, per_inst: dic
                      in_step=float(getattr(collector, "in_step", 0.0)))
 
 
+#: what :func:`contention_timing` reads of the hardware (besides the per-PC
+#: table ``P``, which reads ``latency``): two configurations equal in these
+#: give it the same results from the same counts
+PROFILE_FIELDS = ("latency", "l1.hit_latency", "l2.hit_latency", "dram.latency", "dram.row_miss_latency")
+
+
+def contention_timing(hw: dict, P: np.ndarray, got: Collected,
+                      totals: tuple[int, int]) -> tuple[KernelTiming, float, dict]:
+    """The part of :func:`contention_setup` that reads only
+    :data:`PROFILE_FIELDS` of ``hw``: the per-PC timing, the MSHR hold time
+    and the launch's demands per instruction."""
+    kind = P[:, S.P_KIND]
+    pm = avg_miss_latency(got.counts, kind, hw)
+    return KernelTiming(P, pc_latency_columns(got.counts, hw), hw), pm, launch_demands(got.counts, totals, kind)
+
+
 def contention_setup(hw: dict, P: np.ndarray, got: Collected, totals: tuple[int, int],
                      terms=TERMS) -> tuple[KernelTiming, float, dict, Resources]:
     """MT_CONTENTION's inputs for one launch from one scheduler-ordered
     collection: the interval algorithm's per-PC timing, the MSHR hold time,
     the launch's demands per instruction and the network's resources."""
-    kind = P[:, S.P_KIND]
-    pm = avg_miss_latency(got.counts, kind, hw)
-    per_inst = launch_demands(got.counts, totals, kind)
-    return (KernelTiming(P, pc_latency_columns(got.counts, hw), hw), pm, per_inst,
-            contention_resources(hw, pm, got, per_inst, terms))
+    timing, pm, per_inst = contention_timing(hw, P, got, totals)
+    return timing, pm, per_inst, contention_resources(hw, pm, got, per_inst, terms)
 
 
 def warm_up(hw: dict) -> None:

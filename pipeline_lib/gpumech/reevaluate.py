@@ -25,10 +25,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..sim.hardware import TIMING_FIELDS, hardware_slice, occupancy
+from ..sim.hardware import TIMING_FIELDS, field_value, hardware_slice, occupancy
 from ..sim.static import global_bb_ids, kernel_tables
 from ..sim.trace_reader import LaunchTrace, TraceDir
-from .analysis import collected_from_frame, contention_setup
+from .analysis import PROFILE_FIELDS, collected_from_frame, contention_resources, contention_timing
 from .contention import DEFAULT_SYNC, predict_contention
 from .model import POLICIES, check_profile
 from . import sampled
@@ -66,6 +66,8 @@ class Reevaluation:
         self.instructions = trace.instructions
         self._tables: dict[str, dict] = {}          # :meth:`_static`
         self._representatives: dict[Sampling, dict] = {}     # :func:`.sampled.representatives` per sampling
+        self._profiles: dict[tuple, tuple] = {}     # :meth:`_profile`, for one set of PROFILE_FIELDS at a time
+        self._profile_key = None
         self.launches = []
         for launch in trace.launches.sort_values("launch").to_dict("records"):
             lid = int(launch["launch"])
@@ -81,6 +83,23 @@ class Reevaluation:
                               nthreads=lt.nthreads[lo:hi].copy(), line_off=np.zeros(1, np.int64),
                               lines=np.zeros(0, np.int64), warp_off=np.array([0, hi - lo], np.int64))
             self.launches.append({**launch, "rep_trace": one})
+
+    def _profile(self, hw: dict, P: np.ndarray, L: dict, policy: str, got) -> tuple:
+        """The representative warp's interval profile (eq. 11), the MSHR hold
+        time and the demands per instruction of launch ``L`` from the counts
+        ``got``.  They read only :data:`.analysis.PROFILE_FIELDS` of ``hw``,
+        so configurations that differ in other timing fields (MSHRs, clocks
+        whose latencies stay, bandwidths) share them: kept while those
+        fields stay the same (:meth:`predict`), for the same counts object.
+        A sweep of MSHRs or of L2 or DRAM bandwidth then computes them once;
+        MT_CONTENTION's network runs at every point."""
+        k = (int(L["launch"]), policy)
+        hit = self._profiles.get(k)
+        if hit is None or hit[0] is not got:
+            timing, pm, per_inst = contention_timing(hw, P, got, got.totals)
+            prof = check_profile(timing.profile_columns(L["rep_trace"], 0), f"launch {k[0]}")
+            hit = self._profiles[k] = (got, prof, pm, per_inst)
+        return hit[1:]
 
     def _static(self, hw: dict) -> dict:
         """The per-PC tables on ``hw``, once per set of its latencies (the
@@ -180,14 +199,17 @@ class Reevaluation:
         reading = {**DEFAULT_SYNC, **(sync or {})}[policy]
         collected = collected or self.collected
         static = self._static(hw)
+        key = repr([sorted(v.items()) if isinstance(v, dict) else v
+                    for v in (field_value(hw, f) for f in PROFILE_FIELDS)])
+        if key != self._profile_key:
+            self._profiles, self._profile_key = {}, key
         rows = []
         for L in self.launches:
             lid = int(L["launch"])
-            P = static[L["kernel"]]
             occ = occupancy(hw, int(L["threads_per_block"]), int(L["regs_per_thread"]), int(L["shared_bytes"]))
             got = collected[(lid, policy)]
-            timing, _, _, r = contention_setup(hw, P, got, got.totals)
-            prof = check_profile(timing.profile_columns(L["rep_trace"], 0), f"launch {lid}")
+            prof, pm, per_inst = self._profile(hw, static[L["kernel"]], L, policy, got)
+            r = contention_resources(hw, pm, got, per_inst)
             cpi = predict_contention(prof, int(L["warps_per_block"]), occ["sm_occupancy"], int(L["n_blocks"]),
                                      reading, r, stack=False)["cpi"]
             rows.append({"launch": lid, "policy": policy, "cpi": cpi})
