@@ -88,11 +88,12 @@ class Reevaluation:
         """The representative warp's interval profile (eq. 11), the MSHR hold
         time and the demands per instruction of launch ``L`` from the counts
         ``got``.  They read only :data:`.analysis.PROFILE_FIELDS` of ``hw``,
-        so configurations that differ in other timing fields (MSHRs, clocks
-        whose latencies stay, bandwidths) share them: kept while those
+        so configurations that differ only in other timing fields (MSHRs,
+        the L2's bandwidth, the DRAM bus width) share them: kept while those
         fields stay the same (:meth:`predict`), for the same counts object.
-        A sweep of MSHRs or of L2 or DRAM bandwidth then computes them once;
-        MT_CONTENTION's network runs at every point."""
+        A sweep of MSHRs then computes them once; MT_CONTENTION's network
+        runs at every point.  (A DRAM clock changes ``dram.latency`` in core
+        cycles, so a sweep of it computes them at every point.)"""
         k = (int(L["launch"]), policy)
         hit = self._profiles.get(k)
         if hit is None or hit[0] is not got:
