@@ -119,6 +119,23 @@ def test_guard_and_negated_guard_select_the_lanes(neg):
     np.testing.assert_array_equal(run_op(body, "s32", a, "s32", b), want)
 
 
+def test_fast_paths_in_a_row_under_changing_guards():
+    """The fast paths take the lanes to write from a row of lane selects
+    that the interpreter fills when the mask changes (emulator.py, SEL):
+    fast-path instructions one after the other under a full mask, two
+    different guards and a negated one each write exactly their lanes (and
+    the last warp, 8 of 32 lanes live, only those)."""
+    a, b = ints(np.int32), ints(np.int32)[::-1].copy()
+    body = ("and.b32 %r9, %r4, 3;\n setp.eq.s32 %p5, %r9, 0;\n setp.eq.s32 %p6, %r9, 1;\n"
+            " mov.s32 D, 7;\n @%p5 add.s32 D, A, B;\n @%p6 sub.s32 D, A, B;\n @!%p5 xor.b32 D, D, 1;")
+    code = Device().load_module(op_kernel(body, "s32", "s32", None, "s32"), source="<t>").kernel("k").code
+    assert {isa.FK_IADD, isa.FK_ISUB, isa.FK_XOR} <= set(code[:, isa.F_FAST])
+    lane = np.arange(len(a)) % 4
+    wide_a = a.astype(np.int64)
+    want = np.where(lane == 0, wide_a + b, np.where(lane == 1, (wide_a - b) ^ 1, 6)).astype(np.int32)
+    np.testing.assert_array_equal(run_op(body, "s32", a, "s32", b), want)
+
+
 @pytest.mark.parametrize("op,fk,want", [
     ("selp.b32 D, B, D, %p6", isa.FK_SELP, lambda a, b: np.where(a < b, b, a)),    # D is the second source
     ("selp.b32 D, D, B, %p6", isa.FK_SELP, lambda a, b: np.where(a < b, a, b)),    # D is the first source

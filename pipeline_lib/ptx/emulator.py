@@ -840,26 +840,27 @@ def fast_mem(fk, t, mask, R, rbase, od, ka, va_, abase, aoff, m8, m16, m32, m64,
 
 
 @njit(inline="always", cache=True)
-def merge_f32(D, Tu, mask):
-    """The lanes in mask take the f32 results whose bits are ``Tu``
-    (zero-extended, as registers hold f32), the others keep their value: a
-    branch-free select, so the results can be computed for every lane
-    first, without a branch per lane.  The loop runs to len(D) (32 lanes),
+def merge_f32(D, Tu, SEL):
+    """The lanes selected in ``SEL`` (the instruction's lane selects, 0 or
+    all ones, filled by :func:`_interp`) take the f32 results whose bits
+    are ``Tu`` (zero-extended, as registers hold f32), the others keep their
+    value: a branch-free select, so the results can be computed for every
+    lane first, without a branch per lane.  The loop runs to len(D) (32 lanes),
     a count the compiler does not know: with the constant 32 it sometimes
     unrolled the loop into 32 tests and branches (`mandelbrot` 0.50-0.63x
     after an unrelated change to the memory path) instead of vectorising it."""
     for l in range(len(D)):
-        sel = -((mask >> l) & 1)
+        sel = SEL[l]
         old = D[l]
         D[l] = old ^ ((np.int64(Tu[l]) ^ old) & sel)
 
 
 @njit(inline="always", cache=True)
-def merge_f32_low(D, T, mask):
+def merge_f32_low(D, T, SEL):
     """As :func:`merge_f32`, from results computed on both halves of each
     lane (``T[l]``'s low 32 bits are lane l's f32 result)."""
     for l in range(len(D)):
-        sel = -((mask >> l) & 1)
+        sel = SEL[l]
         old = D[l]
         D[l] = old ^ (((T[l] & 0xFFFFFFFF) ^ old) & sel)
 
@@ -923,7 +924,7 @@ def immediate_rows(code, base):
 
 
 @njit(inline="always", cache=True)
-def _fast_select_logic(fk, size, signed, M, S, mask, D, A, B, C, alias):
+def _fast_select_logic(fk, size, signed, M, S, SEL, D, A, B, C, alias):
     """:func:`fast_alu`'s integer min, max, shr and not, selp, and predicate
     and/or/xor/not: the general path's results (``int_binop`` on canonical
     operands, ``exec_compare_select``, ``write_back``'s canonical form of
@@ -931,7 +932,7 @@ def _fast_select_logic(fk, size, signed, M, S, mask, D, A, B, C, alias):
     if fk == FK_IMIN or fk == FK_IMAX:
         flip = INT64_MIN if (size == 8 and not signed) else np.int64(0)   # u64 compares unsigned
         for l in range(32):
-            sel = -((mask >> l) & 1)
+            sel = SEL[l]
             old = D[l]
             x = ((A[l] & M) ^ S) - S
             y = ((B[l] & M) ^ S) - S
@@ -941,7 +942,7 @@ def _fast_select_logic(fk, size, signed, M, S, mask, D, A, B, C, alias):
     elif fk == FK_SHR:
         # shift counts are u32; from the width on, signed gives the sign, unsigned 0
         for l in range(32):
-            sel = -((mask >> l) & 1)
+            sel = SEL[l]
             old = D[l]
             x = ((A[l] & M) ^ S) - S
             sh = B[l] & 0xFFFFFFFF
@@ -953,31 +954,36 @@ def _fast_select_logic(fk, size, signed, M, S, mask, D, A, B, C, alias):
             D[l] = old ^ ((r ^ old) & sel)
     elif fk == FK_INOT:
         for l in range(32):
-            sel = -((mask >> l) & 1)
+            sel = SEL[l]
             old = D[l]
             D[l] = old ^ (((((~A[l] & M) ^ S) - S) ^ old) & sel)
     elif fk == FK_SELP:
+        # both sources loaded and the value chosen (c all ones where the predicate holds): choosing
+        # which source to load, a pointer select per lane, kept these loops scalar
         if alias == 2:     # `selp %r1, %r2, %r1, %p`, a running choice (`kmeans`' nearest centre): see fast_alu
             for l in range(32):
-                sel = -((mask >> l) & 1)
+                sel = SEL[l]
                 old = D[l]
-                v = A[l] if C[l] != 0 else old
+                c = -np.int64(C[l] != 0)
+                v = (A[l] & c) | (old & ~c)
                 D[l] = old ^ (((((v & M) ^ S) - S) ^ old) & sel)
         elif alias == 1:
             for l in range(32):
-                sel = -((mask >> l) & 1)
+                sel = SEL[l]
                 old = D[l]
-                v = old if C[l] != 0 else B[l]
+                c = -np.int64(C[l] != 0)
+                v = (old & c) | (B[l] & ~c)
                 D[l] = old ^ (((((v & M) ^ S) - S) ^ old) & sel)
         else:
             for l in range(32):
-                sel = -((mask >> l) & 1)
+                sel = SEL[l]
                 old = D[l]
-                v = A[l] if C[l] != 0 else B[l]
+                c = -np.int64(C[l] != 0)
+                v = (A[l] & c) | (B[l] & ~c)
                 D[l] = old ^ (((((v & M) ^ S) - S) ^ old) & sel)
     else:   # predicates: 0 or 1 in the register file, any non-zero bits true
         for l in range(32):
-            sel = -((mask >> l) & 1)
+            sel = SEL[l]
             old = D[l]
             x = np.int64(A[l] != 0)
             if fk == FK_PAND:
@@ -992,10 +998,11 @@ def _fast_select_logic(fk, size, signed, M, S, mask, D, A, B, C, alias):
 
 
 @njit(inline="always", cache=True)
-def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scratch, Tf, Tu):
+def fast_alu(fk, op, t, sub, mask, SEL, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scratch, Tf, Tu):
     """Execute a fast-path instruction (isa.FK_*; ``op`` its opcode, which
     the forms that call the general path's lane operation pass on) for the
-    lanes in mask.
+    lanes in mask (``SEL``: the same lanes as 32 selects, 0 or all ones, for
+    the branch-free merges; see :func:`_interp`).
 
     Each operation has its own lane loop on purpose: a shared loop with the
     operation switch inside costs a branch per lane. Operands are chosen
@@ -1024,48 +1031,48 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
     if fk <= FK_MOV or fk == FK_SETP_INT:
         if fk == FK_MOV:
             for l in range(32):
-                sel = -((mask >> l) & 1)
+                sel = SEL[l]
                 old = D[l]
                 D[l] = old ^ (((((A[l] & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_IADD:
             if alias == 1:     # `add.s32 %r1, %r1, 1`, loop counters
                 for l in range(32):
-                    sel = -((mask >> l) & 1)
+                    sel = SEL[l]
                     old = D[l]
                     D[l] = old ^ ((((((old + B[l]) & M) ^ S) - S) ^ old) & sel)
             else:
                 for l in range(32):
-                    sel = -((mask >> l) & 1)
+                    sel = SEL[l]
                     old = D[l]
                     D[l] = old ^ ((((((A[l] + B[l]) & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_ISUB:
             for l in range(32):
-                sel = -((mask >> l) & 1)
+                sel = SEL[l]
                 old = D[l]
                 D[l] = old ^ ((((((A[l] - B[l]) & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_IMUL_LO:
             for l in range(32):
-                sel = -((mask >> l) & 1)
+                sel = SEL[l]
                 old = D[l]
                 D[l] = old ^ ((((((A[l] * B[l]) & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_IMUL_WIDE:  # mul.wide of 16- or 32-bit operands: exact in int64, canonical for twice the width
             MW = (np.int64(1) << (8 * size)) - 1
             SW = (np.int64(1) << (8 * size - 1)) if signed else np.int64(0)
             for l in range(32):
-                sel = -((mask >> l) & 1)
+                sel = SEL[l]
                 old = D[l]
                 x = ((A[l] & MW) ^ SW) - SW
                 y = ((B[l] & MW) ^ SW) - SW
                 D[l] = old ^ ((x * y ^ old) & sel)
         elif fk == FK_IMAD_LO:
             for l in range(32):
-                sel = -((mask >> l) & 1)
+                sel = SEL[l]
                 old = D[l]
                 D[l] = old ^ ((((((A[l] * B[l] + C[l]) & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_SHL:
             nbits = size * 8
             for l in range(32):
-                sel = -((mask >> l) & 1)
+                sel = SEL[l]
                 old = D[l]
                 sh = B[l] & 0xFFFFFFFF
                 r = A[l] << min(sh, 63)
@@ -1073,23 +1080,23 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
                 D[l] = old ^ (((((r & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_AND:
             for l in range(32):
-                sel = -((mask >> l) & 1)
+                sel = SEL[l]
                 old = D[l]
                 D[l] = old ^ ((((((A[l] & B[l]) & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_OR:
             for l in range(32):
-                sel = -((mask >> l) & 1)
+                sel = SEL[l]
                 old = D[l]
                 D[l] = old ^ ((((((A[l] | B[l]) & M) ^ S) - S) ^ old) & sel)
         elif fk == FK_XOR:
             for l in range(32):
-                sel = -((mask >> l) & 1)
+                sel = SEL[l]
                 old = D[l]
                 D[l] = old ^ ((((((A[l] ^ B[l]) & M) ^ S) - S) ^ old) & sel)
         else:  # setp on integers: canonical operands, unsigned 64-bit by flipping the sign bit
             flip = INT64_MIN if (size == 8 and not signed) else np.int64(0)
             for l in range(32):
-                sel = -((mask >> l) & 1)
+                sel = SEL[l]
                 old = D[l]
                 x = (((A[l] & M) ^ S) - S) ^ flip
                 y = (((B[l] & M) ^ S) - S) ^ flip
@@ -1116,12 +1123,12 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
                 D[l] = canon(int_binop(op, sub, t, canon(A[l], t), canon(B[l], t)), t)
         return
     if FK_IMIN <= fk <= FK_INOT:
-        _fast_select_logic(fk, size, signed, M, S, mask, D, A, B, C, alias)
+        _fast_select_logic(fk, size, signed, M, S, SEL, D, A, B, C, alias)
         return
     Af, Bf, Cf = A.view(np.float32), B.view(np.float32), C.view(np.float32)   # a lane's f32 at 2 * l
     if fk == FK_SETP_F32:  # setp on f32, ordered comparisons
         for l in range(32):
-            sel = -((mask >> l) & 1)
+            sel = SEL[l]
             old = D[l]
             x = Af[2 * l]
             y = Bf[2 * l]
@@ -1157,7 +1164,7 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
         else:
             for i in range(len(Tf)):
                 Tf[i] = Af[i] * Bf[i]
-        merge_f32_low(D, Tf.view(np.int64), mask)
+        merge_f32_low(D, Tf.view(np.int64), SEL)
         return
     if fk == FK_FDIV or fk == FK_FSQRT or FK_FABS <= fk <= FK_FMAX:   # f32_op per lane, as exec_float
         for l in range(32):
@@ -1176,11 +1183,11 @@ def fast_alu(fk, op, t, sub, mask, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scra
             for l in range(32):
                 if Tf[l] != Tf[l]:
                     Tf[l] = _fma_rn_f32(Af[2 * l], Bf[2 * l], Cf[2 * l], scratch)
-    merge_f32(D, Tu, mask)
+    merge_f32(D, Tu, SEL)
 
 
 @njit(inline="always", cache=True)
-def fast_misc(fk, code, pc, t, mask, R, rbase, C, P, addr, lspace, lane_on, err, b, w, Tf, Tu):
+def fast_misc(fk, code, pc, t, mask, SEL, R, rbase, C, P, addr, lspace, lane_on, err, b, w, Tf, Tu):
     """The fast paths that are neither ALU nor ld/st: a uniform ld.param /
     ld.const, cvta and the common cvt forms (isa.FK_LD_UNIFORM and above).
     Returns (rc, nreq, rec_space); rc = 2 after a fault."""
@@ -1198,7 +1205,7 @@ def fast_misc(fk, code, pc, t, mask, R, rbase, C, P, addr, lspace, lane_on, err,
             return 2, 0, 0
         x = canon(x, t)
         for l in range(32):
-            sel = -((mask >> l) & 1)
+            sel = SEL[l]
             old = D[l]
             D[l] = old ^ ((x ^ old) & sel)
         if mask == 0:
@@ -1219,7 +1226,7 @@ def fast_misc(fk, code, pc, t, mask, R, rbase, C, P, addr, lspace, lane_on, err,
             delta = -delta
         M = np.int64(-1) if tsize == 8 else np.int64(0xFFFFFFFF)
         for l in range(32):
-            sel = -((mask >> l) & 1)
+            sel = SEL[l]
             old = D[l]
             D[l] = old ^ ((((A[l] + delta) & M) ^ old) & sel)
     elif fk == FK_CVT_I2F:  # cvt.rn.f32.{s,u}32
@@ -1227,7 +1234,7 @@ def fast_misc(fk, code, pc, t, mask, R, rbase, C, P, addr, lspace, lane_on, err,
         S2 = np.int64(0x80000000) if (t2 >> 4) == TK_S else np.int64(0)
         for l in range(32):   # every lane, then merged as fast_alu's f32 results
             Tf[l] = np.float32((((A[l] & 0xFFFFFFFF) ^ S2) - S2))
-        merge_f32(D, Tu, mask)
+        merge_f32(D, Tu, SEL)
     elif fk == FK_CVT_F2I:  # cvt.rzi.{s,u}32.f32
         Af = A.view(np.float32)
         for l in range(32):
@@ -1236,7 +1243,7 @@ def fast_misc(fk, code, pc, t, mask, R, rbase, C, P, addr, lspace, lane_on, err,
     else:  # FK_CVT_I2I: integer widening/narrowing between 32 and 64 bits
         t2 = code[pc, F_TYPE2]
         for l in range(32):
-            sel = -((mask >> l) & 1)
+            sel = SEL[l]
             old = D[l]
             D[l] = old ^ ((canon(canon(A[l], t2), t) ^ old) & sel)
     return 0, 0, 0
@@ -1946,7 +1953,7 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
     instr_limit, lane_on); ``mem`` = the global, const, param, shared and
     local memories (bytes) and the global shadow; ``R`` the register file;
     ``V`` the operand rows a, b, c, d and result rows r, r2; ``work`` =
-    (addr, lspace, scratch, lines_tmp, bank_cnt, bank_words); ``tids`` =
+    (addr, lspace, scratch, lines_tmp, bank_cnt, bank_words, SEL); ``tids`` =
     thread indices; ``warps`` = (spc, srpc, smask, depth, status), the SIMT
     stacks; ``trace`` = (warp, pc, mask, space, nreq, lines, lane
     addresses).
@@ -1965,7 +1972,13 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
     G, C, P, S, L = views
     gshadow = mem[5]
     vrf, vru = V[4].view(np.float32), V[4].view(np.uint32)
-    addr, lspace, scratch, lines_tmp, bank_cnt, bank_words = work
+    addr, lspace, scratch, lines_tmp, bank_cnt, bank_words, SEL = work
+    # SEL: the lane selects of the fast paths' merges, -((mask >> l) & 1) per lane, filled when the
+    # mask changes.  Computed inside each lane loop, the select let LLVM turn
+    # ``D[l] = old ^ ((new ^ old) & sel)`` into masked vector stores (vpmaskmovq), slow on AMD Zen
+    # processors (half of a `mov`'s time, docs/emulator.md, Speed); read from memory it is opaque to
+    # the compiler, and the merges are plain vector arithmetic and stores.
+    sel_mask = np.int64(-1)    # the mask SEL was filled for (none yet: masks are 32-bit)
     spc, srpc, smask, depth, status = warps
     nthreads = bx * by * bz
     nw = (nthreads + 31) // 32
@@ -2024,6 +2037,10 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                     nreq = 0
                     rec_space = 0
                     fk = code[pc, F_FAST]
+                    if mask != sel_mask and fk > FK_NONE:
+                        for l in range(32):
+                            SEL[l] = -((mask >> l) & 1)
+                        sel_mask = mask
                     if FK_LD_GLOBAL <= fk <= FK_ST_GLOBAL:
                         nreq = fast_mem(fk, t, mask, R, rbase, rbase + code[pc, F_D0] * 32, code[pc, F_SK0],
                                         code[pc, F_SV0], code[pc, F_ABASE], code[pc, F_AOFF], G[0], G[1], G[2], G[3],
@@ -2045,10 +2062,10 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                             bs[BS_SHARED_INSTRS] += 1
                             bs[BS_SHARED_WAYS] += nreq
                     elif fk >= FK_LD_UNIFORM:
-                        rc, nreq, rec_space = fast_misc(fk, code, pc, t, mask, R, rbase, C, P, addr, lspace,
+                        rc, nreq, rec_space = fast_misc(fk, code, pc, t, mask, SEL, R, rbase, C, P, addr, lspace,
                                                         lane_on, err, b, w, vrf, vru)
                     elif fk != FK_NONE:
-                        fast_alu(fk, code[pc, F_OP], t, code[pc, F_SUB], mask, R, rbase + code[pc, F_D0] * 32,
+                        fast_alu(fk, code[pc, F_OP], t, code[pc, F_SUB], mask, SEL, R, rbase + code[pc, F_D0] * 32,
                                  code[pc, F_SK0], code[pc, F_SV0], code[pc, F_SK0 + 2], code[pc, F_SV0 + 2],
                                  code[pc, F_SK0 + 4], code[pc, F_SV0 + 4], rbase, scratch, vrf, vru)
                     else:
@@ -2143,7 +2160,7 @@ def run_blocks(code, n_regs, grid, block, blk_begin, blk_end,
         R[(nw * n_regs + i) * 32:(nw * n_regs + i + 1) * 32] = imm[i]
     V = np.zeros((6, 32), np.int64)   # operands a, b, c, d and results r, r2
     work = (np.zeros(32, np.int64), np.zeros(32, np.int64), np.zeros(1, np.int64), np.zeros(64, np.int64),
-            np.zeros(32, np.int64), np.zeros((32, 32), np.int64))
+            np.zeros(32, np.int64), np.zeros((32, 32), np.int64), np.zeros(32, np.int64))
     tid = np.arange(nw * 32)
     tids = (tid % bx, (tid // bx) % by, tid // (bx * by))
     warps = (np.zeros((nw, MAX_STACK), np.int64), np.zeros((nw, MAX_STACK), np.int64),
