@@ -13,10 +13,15 @@ Each rate is compared with the recorded baseline
 2-core development machine with the date and commit); a rate below 0.6 x
 its baseline -- more than this machine's run-to-run spread of up to 40% --
 is flagged as a likely regression.  ``--record`` writes the measured rates
-as the new baseline.
+as the new baseline.  The host's processor is printed and recorded with the
+baseline: the same code has run at rates 2x apart on this machine on
+different days, and one processor executes some of the compiled code's
+instructions (masked vector stores, docs/emulator.md) far slower than
+another, so rates are compared across days only on the same processor.
 """
 import argparse
 import json
+import platform
 import subprocess
 import time
 from pathlib import Path
@@ -53,6 +58,20 @@ def measure(name: str, trace: bool) -> tuple[float, int, float]:
 
 
 BASELINE = Path(__file__).parent / "baselines" / "emulator_speed.json"
+
+
+def host_cpu() -> str:
+    """The processor's model name with its family and model numbers (Linux's
+    /proc/cpuinfo), else what ``platform`` knows."""
+    try:
+        info = {}
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            k, _, v = line.partition(":")
+            info.setdefault(k.strip(), v.strip())
+        return f"{info['model name']} (family {info['cpu family']}, model {info['model']})"
+    except (OSError, KeyError):
+        return platform.processor() or platform.machine()
+
 REGRESSION = 0.6      # below this share of the baseline: beyond the machine's spread of up to 40%
 
 
@@ -65,6 +84,10 @@ def main():
     key = "tracing" if args.trace else "plain"
     base = json.loads(BASELINE.read_text()) if BASELINE.exists() else {}
     get("reduction", "small").execute(Device())  # load the compiled emulator
+    cpu = host_cpu()
+    print(f"host processor: {cpu}")
+    if base.get("cpu") and base["cpu"] != cpu:
+        print(f"the baseline was measured on another processor ({base['cpu']}): compare its rates with care")
     rates, slow = {}, []
     for name in args.workloads:
         t0 = time.perf_counter()
@@ -84,7 +107,7 @@ def main():
     if args.record:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
         base[key] = {**base.get(key, {}), **rates}
-        base.update(date=time.strftime("%Y-%m-%d"), commit=commit)
+        base.update(date=time.strftime("%Y-%m-%d"), commit=commit, cpu=cpu)
         BASELINE.parent.mkdir(exist_ok=True)
         BASELINE.write_text(json.dumps(base, indent=1, sort_keys=True) + "\n")
         print(f"baseline written: {BASELINE}")

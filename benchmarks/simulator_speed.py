@@ -12,6 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from emulator_speed import host_cpu
 from pipeline_lib.sim import load_hardware
 from pipeline_lib.sim.simulator import Simulator
 from pipeline_lib.sim.trace_reader import TraceDir
@@ -35,6 +36,7 @@ def main():
     hw = load_hardware(args.hw)
     with tempfile.TemporaryDirectory() as tmp:   # warm-up: loads the compiled engine
         Simulator(hw, traced("reduction", "small", Path(tmp))).run()
+    print(f"host processor: {host_cpu()}")
     print(f"{'workload':14s} {'M warp instr':>12s} {'M cycles':>9s} {'host s':>7s} {'M instr/s':>9s}   ({args.hw})")
     for name in args.workloads:
         tr = traced(name, "paper", ROOT / "results" / "bench" / "traces" / f"{name}-paper")
