@@ -2,12 +2,15 @@
 
     .venv/bin/python benchmarks/emulator_micro.py
 
-Two measurements behind docs/emulator.md (Speed), each printed in ns:
+Three measurements behind docs/emulator.md (Speed), each printed in ns:
 
 * a 32-lane integer add written as the interpreter's lane loops are,
   indexing the register file at ``R[o + l]`` (numba wraps a negative index
   around, so each access carries a compare and select) and through a
   32-lane view ``R[o:o + 32]`` indexed by the loop's own ``l``;
+* a 32-lane merge of a result into the lanes of a mask, as the fast paths
+  merge theirs, with each lane's select computed from the mask in the loop
+  (LLVM makes masked vector stores of it) and read from a row of selects;
 * kernels of one instruction repeated 200 times in a loop (full warps of a
   256-thread block, 64 blocks, no trace), run on the emulator: the time per
   warp instruction, the fastest of three launches.
@@ -37,6 +40,26 @@ def _add_views(R, od, ao, bo, n):
             D[l] = A[l] + B[l]
 
 
+@njit(cache=True)
+def _merge_computed(R, od, oa, mask, n):
+    for _ in range(n):
+        D, A = R[od:od + 32], R[oa:oa + 32]
+        for l in range(32):
+            sel = -((mask >> l) & 1)
+            old = D[l]
+            D[l] = old ^ (((A[l] + 1) ^ old) & sel)
+
+
+@njit(cache=True)
+def _merge_row(R, od, oa, SEL, n):
+    for _ in range(n):
+        D, A = R[od:od + 32], R[oa:oa + 32]
+        for l in range(32):
+            sel = SEL[l]
+            old = D[l]
+            D[l] = old ^ (((A[l] + 1) ^ old) & sel)
+
+
 def lane_loops() -> None:
     R = np.zeros(4096, np.int64)
     for name, f in (("offsets R[o + l]", _add_offsets), ("views R[o:o + 32]", _add_views)):
@@ -44,6 +67,13 @@ def lane_loops() -> None:
         t0 = time.perf_counter()
         f(R, 64, 256, 128, REPS)
         print(f"32-lane add, {name:18s} {(time.perf_counter() - t0) / REPS * 1e9:6.1f} ns")
+    mask = 0xFFFF0FFF
+    SEL = np.array([-((mask >> l) & 1) for l in range(32)], np.int64)
+    for name, f, m in (("select computed", _merge_computed, mask), ("select from a row", _merge_row, SEL)):
+        f(R, 64, 256, m, 10)
+        t0 = time.perf_counter()
+        f(R, 64, 256, m, REPS)
+        print(f"32-lane merge, {name:17s} {(time.perf_counter() - t0) / REPS * 1e9:6.1f} ns")
 
 
 KERNEL = """
