@@ -35,6 +35,12 @@ from . import sampled
 from .sampled import Sampling
 
 
+def _fields_key(hw: dict, fields) -> str:
+    """A hashable key of the values of ``fields`` (dotted paths) in ``hw``:
+    equal keys, equal values."""
+    return repr([sorted(v.items()) if isinstance(v, dict) else v for v in (field_value(hw, f) for f in fields)])
+
+
 class Reevaluation:
     """MT_CONTENTION on new configurations from one analysis of a trace.
 
@@ -105,7 +111,7 @@ class Reevaluation:
     def _static(self, hw: dict) -> dict:
         """The per-PC tables on ``hw``, once per set of its latencies (the
         only fields :func:`..sim.static.kernel_static` reads)."""
-        key = repr(sorted(hw["latency"].items()))
+        key = _fields_key(hw, ("latency",))
         if key not in self._tables:
             self._tables[key] = kernel_tables(self.instructions, hw, global_bb_ids(self.instructions)[0]
                                               if len(self.instructions) else {})
@@ -200,8 +206,7 @@ class Reevaluation:
         reading = {**DEFAULT_SYNC, **(sync or {})}[policy]
         collected = collected or self.collected
         static = self._static(hw)
-        key = repr([sorted(v.items()) if isinstance(v, dict) else v
-                    for v in (field_value(hw, f) for f in PROFILE_FIELDS)])
+        key = _fields_key(hw, PROFILE_FIELDS)
         if key != self._profile_key:
             self._profiles, self._profile_key = {}, key
         rows = []
