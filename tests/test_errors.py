@@ -74,6 +74,44 @@ def test_out_of_bounds_gather_names_the_first_faulting_active_lane():
     assert hex(out + 168) in msg
 
 
+def test_out_of_bounds_atomic_faults_before_any_lane_writes():
+    """An atomic's lanes are all checked before any lane's access (the
+    general path's order, kept by the fast path for global atomics,
+    isa.FK_ATOM_GLOBAL): lane 8 of warp 1 is past the 40-word buffer, and
+    the words the warp's earlier lanes address keep their values."""
+    from pipeline_lib.ptx import isa
+    body = (" mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+            " red.global.add.u32 [%rd3], 5;\n atom.global.add.u32 %r2, [%rd3], 1;")
+    code = Device().load_module(_kernel(body), source="atom.ptx").kernel("k").code
+    assert (code[code[:, isa.F_OP] == isa.OP_ATOM, isa.F_FAST] == isa.FK_ATOM_GLOBAL).all()
+    assert (code[code[:, isa.F_OP] == isa.OP_RED, isa.F_FAST] == isa.FK_ATOM_GLOBAL).all()
+    dev = Device()
+    mod = dev.load_module(_kernel(body), source="atom.ptx")
+    out = dev.zeros(40, np.int32)
+    with pytest.raises(EmulationError) as e:
+        dev.launch(mod, "k", (1,), (64,), [out, 64])
+    msg = str(e.value)
+    assert "out-of-bounds" in msg and "warp 1, lane 8" in msg and "red.global.add.u32" in msg
+    assert hex(out + 160) in msg
+    # warp 0 ran both atomics, warp 1 faulted on its first before touching words 32-39
+    np.testing.assert_array_equal(dev.from_device(out, np.int32, 40), [6] * 32 + [0] * 8)
+
+
+def test_out_of_bounds_shared_atomic_names_the_first_faulting_lane():
+    """The shared-memory atomics' fast path (isa.FK_ATOM_SHARED) checks
+    every lane against the block's shared memory: lane 16 is past 64 bytes."""
+    from pipeline_lib.ptx import isa
+    ptx = HEADER.replace(" .reg .pred", " .shared .align 4 .b8 sm[64];\n .reg .pred") + \
+        " shl.b32 %r2, %r1, 2;\n mov.u32 %r3, sm;\n add.s32 %r4, %r3, %r2;\n atom.shared.add.u32 %r6, [%r4], 1;\n" \
+        " ret;\n}\n"
+    dev = Device()
+    mod = dev.load_module(ptx, source="sm.ptx")
+    code = mod.kernel("k").code
+    assert isa.FK_ATOM_SHARED in code[:, isa.F_FAST]
+    with pytest.raises(EmulationError, match=r"out-of-bounds access to shared address 0x40 .* lane 16"):
+        dev.launch(mod, "k", (1,), (32,), [dev.zeros(1, np.int32), 32])
+
+
 def test_misaligned_access():
     body = " cvt.u64.u32 %rd2, %r1;\n add.s64 %rd3, %rd1, %rd2;\n ld.global.u32 %r2, [%rd3+1];"
     dev = Device()

@@ -225,6 +225,35 @@ def test_bfe_bfi():
     np.testing.assert_array_equal(run_op("bfi.b32 D, A, B, C, 8;", "b32", a, "b32", base, "u32", p8), want_i)
 
 
+@pytest.mark.parametrize("t,dt", [("b32", np.uint32), ("b64", np.uint64)])
+def test_bfi_fast_path_with_a_fixed_field(t, dt):
+    """bfi with an immediate position and length runs on a fast path
+    (isa.FK_BFI; mst packs two words into a 64-bit key with ``bfi.b64 d, a,
+    b, 32, 32``): the PTX ISA's bit loop, fields that reach past the type's
+    top bit or start beyond it, lengths of 0 and of the whole width, and
+    lanes a guard turns off keep their value."""
+    bits = np.dtype(dt).itemsize * 8
+    a, b = ints(dt), ints(dt)[::-1].copy()
+    on = np.arange(N) % 2 == 1
+
+    def bfi(x, y, pos, ln):     # the ISA's pseudo-code: f = b; f[pos + i] = a[i] while i < len, pos + i <= msb
+        f = int(y)
+        for i in range(ln & 0xFF):
+            if (pos & 0xFF) + i > bits - 1:
+                break
+            bit = 1 << ((pos & 0xFF) + i)
+            f = (f | bit) if (int(x) >> i) & 1 else (f & ~bit)
+        return f
+    for pos, ln in [(32, 32), (0, 0), (0, 8), (5, 3), (0, 32), (0, 64), (31, 1), (31, 5), (63, 1), (60, 10),
+                    (64, 4), (200, 8), (8, 255), (256 + 4, 4)]:
+        body = (f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.{t} D, 7;\n"
+                f" @%p5 bfi.{t} D, A, B, {pos}, {ln};")
+        code = Device().load_module(op_kernel(body, t, t, None, t), source="<t>").kernel("k").code
+        assert isa.FK_BFI in code[:, isa.F_FAST]
+        want = np.array([bfi(x, y, pos, ln) if o else 7 for x, y, o in zip(a, b, on)], dtype=object).astype(dt)
+        np.testing.assert_array_equal(run_op(body, t, a, t, b), want, err_msg=f"pos {pos} len {ln}")
+
+
 def test_prmt_default_mode():
     a, b = ints(np.uint32), ints(np.uint32)[::-1].copy()
     sel = 0x5140
@@ -363,6 +392,23 @@ def test_special_registers_and_hex_float_immediates():
     x = np.arange(N, dtype=np.float32)
     got = run_op("mov.u32 %r20, %laneid;\n cvt.rn.f32.u32 %f5, %r20;\n fma.rn.f32 D, A, 0f40000000, %f5;", "f32", x)
     np.testing.assert_array_equal(got, 2 * x + (np.arange(N) % 32))
+
+
+def test_special_register_fast_path_keeps_guarded_off_lanes():
+    """mov from a special register runs on a fast path (isa.FK_MOV_SPECIAL):
+    each lane gets its thread's value (the harness launches blocks of 64
+    threads, one element each), lanes a guard turns off keep theirs."""
+    i = np.arange(N)
+    on = i % 2 == 1
+    a = np.zeros(N, np.uint32)
+    lane = i % 32
+    for reg, want in [("%tid.x", i % 64), ("%ntid.x", np.full(N, 64)), ("%ctaid.x", i // 64),
+                      ("%nctaid.x", np.full(N, (N + 63) // 64)), ("%laneid", lane), ("%warpid", (i % 64) // 32),
+                      ("%lanemask_lt", (1 << lane) - 1), ("%lanemask_ge", (0xFFFFFFFF << lane) & 0xFFFFFFFF)]:
+        body = f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.u32 D, 7;\n @%p5 mov.u32 D, {reg};"
+        code = Device().load_module(op_kernel(body, "u32", None, None, "u32"), source="<t>").kernel("k").code
+        assert isa.FK_MOV_SPECIAL in code[:, isa.F_FAST], reg
+        np.testing.assert_array_equal(run_op(body, "u32", a), np.where(on, want, 7).astype(np.uint32), err_msg=reg)
 
 
 @pytest.mark.parametrize("op,fn", [

@@ -499,6 +499,10 @@ def fast_kind(row) -> int:
         if op == isa.OP_LD:
             return isa.FK_LD_GLOBAL if glob else isa.FK_LD_SHARED
         return isa.FK_ST_GLOBAL if glob else isa.FK_ST_SHARED
+    if op in (isa.OP_ATOM, isa.OP_RED) and row[isa.F_SPACE] in (isa.SP_GLOBAL, isa.SP_SHARED) and \
+            row[isa.F_VEC] == 1 and t & 15 in (4, 8):
+        # lanes in order as the general path's, without its per-lane resolution of the space
+        return isa.FK_ATOM_GLOBAL if row[isa.F_SPACE] == isa.SP_GLOBAL else isa.FK_ATOM_SHARED
     if op == isa.OP_LD and row[isa.F_VEC] == 1 and row[isa.F_ABASE] < 0 and \
             row[isa.F_SPACE] in (isa.SP_PARAM, isa.SP_CONST):
         return isa.FK_LD_UNIFORM  # same address in every lane
@@ -517,9 +521,12 @@ def fast_kind(row) -> int:
         return isa.FK_NONE
     if row[isa.F_RND] != 0 or row[isa.F_FLAGS] != 0 or row[isa.F_ND] != 1:
         return isa.FK_NONE
+    kind, size = t >> 4, t & 15
+    if op == isa.OP_MOV and ns == 1 and row[isa.F_SK0] == isa.K_SPECIAL and kind in (isa.TK_U, isa.TK_S) and \
+            size in (4, 8):
+        return isa.FK_MOV_SPECIAL   # %tid, %ctaid, ...: once per thread, but a general-path call each
     if any(row[isa.F_SK0 + 2 * i] not in (isa.K_REG, isa.K_IMM) for i in range(ns)):
         return isa.FK_NONE
-    kind, size = t >> 4, t & 15
     is_int = kind in (isa.TK_U, isa.TK_S) and size in (4, 8)
     sub = int(row[isa.F_SUB])
     if t == isa.T_PRED:
@@ -529,6 +536,9 @@ def fast_kind(row) -> int:
     if op == isa.OP_SELP and size in (4, 8):    # a copy of the selected operand's bits, any 32/64-bit type
         return isa.FK_SELP
     if is_int:
+        if op == isa.OP_BFI and row[isa.F_SK0 + 4] == isa.K_IMM and row[isa.F_SK0 + 6] == isa.K_IMM and \
+                row[isa.F_SK0] == isa.K_REG and row[isa.F_SK0 + 2] == isa.K_REG:
+            return isa.FK_BFI       # a field at a fixed place (mst packs two 32-bit words into a 64-bit key)
         if op == isa.OP_MIN and sub == 0:
             return isa.FK_IMIN
         if op == isa.OP_MAX and sub == 0:

@@ -331,12 +331,13 @@ class Device:
 
 
 def _without_memory_fast_paths(code: np.ndarray) -> np.ndarray:
-    """The code table with the global/shared load and store fast paths off:
+    """The code table with the global/shared load, store and atomic fast paths off:
     the general path computes every lane's address, which the lane-address
     trace records (same results, same requests)."""
     out = code.copy()
     fast = out[:, isa.F_FAST]
-    off = np.isin(fast, (isa.FK_LD_GLOBAL, isa.FK_ST_GLOBAL, isa.FK_LD_SHARED, isa.FK_ST_SHARED))
+    off = np.isin(fast, (isa.FK_LD_GLOBAL, isa.FK_ST_GLOBAL, isa.FK_LD_SHARED, isa.FK_ST_SHARED, isa.FK_ATOM_GLOBAL,
+                            isa.FK_ATOM_SHARED))
     out[off, isa.F_FAST] = isa.FK_NONE
     return out
 

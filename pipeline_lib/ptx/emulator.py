@@ -33,9 +33,9 @@ from numba.extending import intrinsic
 
 from ..intrinsics import lowest_bit, popcount, prefetch
 from . import isa
-from .isa import (FK_AND, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FABS, FK_FADD, FK_FDIV, FK_FMAX, FK_FMIN, FK_FMUL,
+from .isa import (FK_AND, FK_ATOM_GLOBAL, FK_ATOM_SHARED, FK_BFI, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FABS, FK_FADD, FK_FDIV, FK_FMAX, FK_FMIN, FK_FMUL,
                   FK_FNEG, FK_FSQRT, FK_FSUB, FK_IADD, FK_IDIV, FK_IMAD_LO, FK_IMAX, FK_IMIN, FK_IMUL_LO,
-                  FK_IMUL_WIDE, FK_INOT, FK_IREM, FK_ISUB, FK_LD_GLOBAL, FK_LD_SHARED, FK_LD_UNIFORM, FK_MOV, FK_NONE,
+                  FK_IMUL_WIDE, FK_INOT, FK_IREM, FK_ISUB, FK_LD_GLOBAL, FK_LD_SHARED, FK_LD_UNIFORM, FK_MOV, FK_MOV_SPECIAL, FK_NONE,
                   FK_OR, FK_PAND, FK_PNOT, FK_POR, FK_PXOR, FK_SELP, FK_SETP_F32, FK_SETP_INT, FK_SHL, FK_SHR,
                   FK_ST_GLOBAL, FK_ST_SHARED, FK_XOR)
 from .fpmath import (add_f32, fma_f32, fma_f64, fmax, fmin, ftz32, mul_f32, round_int_f64,
@@ -1189,8 +1189,9 @@ def fast_alu(fk, op, t, sub, mask, SEL, R, od, ka, va_, kb, vb_, kc, vc_, rbase,
 @njit(inline="always", cache=True)
 def fast_misc(fk, code, pc, t, mask, SEL, R, rbase, C, P, addr, lspace, lane_on, err, b, w, Tf, Tu):
     """The fast paths that are neither ALU nor ld/st: a uniform ld.param /
-    ld.const, cvta and the common cvt forms (isa.FK_LD_UNIFORM and above).
-    Returns (rc, nreq, rec_space); rc = 2 after a fault."""
+    ld.const, cvta, the common cvt forms and ``bfi`` with an immediate
+    position and length (isa.FK_LD_UNIFORM and above).  Returns (rc, nreq,
+    rec_space); rc = 2 after a fault."""
     tsize = t & 15
     od = rbase + code[pc, F_D0] * 32
     oa = rbase + code[pc, F_SV0] * 32
@@ -1240,6 +1241,21 @@ def fast_misc(fk, code, pc, t, mask, SEL, R, rbase, C, P, addr, lspace, lane_on,
         for l in range(32):
             if (mask >> l) & 1:
                 D[l] = canon(float_to_int(np.float64(Af[2 * l]), t, 5), t)
+    elif fk == FK_BFI:  # bfi.b{32,64} d, a, b, pos, len: the general path's bit loop as one field mask
+        nb = 8 * tsize
+        pos = code[pc, F_SV0 + 4] & 0xFF
+        width = min(code[pc, F_SV0 + 6] & 0xFF, max(nb - pos, 0))     # the bits that land inside the type
+        field = np.int64(0)
+        if width > 0:
+            field = (np.int64(-1) if width >= 64 else (np.int64(1) << width) - 1) << pos
+        M = np.int64(-1) if tsize == 8 else np.int64(0xFFFFFFFF)
+        sh = min(pos, 63)
+        Bv = R[rbase + code[pc, F_SV0 + 2] * 32:rbase + code[pc, F_SV0 + 2] * 32 + 32]
+        for l in range(32):
+            sel = SEL[l]
+            old = D[l]
+            r = ((Bv[l] & M) & ~field) | ((A[l] << sh) & field)
+            D[l] = old ^ ((r ^ old) & sel)
     else:  # FK_CVT_I2I: integer widening/narrowing between 32 and 64 bits
         t2 = code[pc, F_TYPE2]
         for l in range(32):
@@ -1379,6 +1395,57 @@ def memory_requests(mask, rec_space, addr, lspace, wid, lwords, work, bs, ws):
                 if not dup:
                     lines_tmp[nreq] = addr[l]
                     nreq += 1
+    return nreq
+
+
+@njit(inline="always", cache=True)
+def fast_atom(code, pc, t, mask, shared, R, rbase, V, m8, m16, m32, m64, gbase, limit, gshadow, lines_tmp,
+              bank_cnt, bank_words, scratch, err, b, w):
+    """atom/red on one global or shared word per lane (isa.FK_ATOM_GLOBAL,
+    isa.FK_ATOM_SHARED; sources already in ``V``; ``m8`` .. ``m64`` the
+    space's memory, ``limit`` its size in bytes, shared memory's for a
+    block): what :func:`exec_memory` does for them, the same checks, lane
+    order and requests (distinct lines, or bank-conflict ways), without its
+    per-lane resolution of the space.  Every active lane's address is
+    checked before any lane's access, as :func:`lane_addresses` does, so a
+    fault leaves memory as it was.  Returns the requests, -1 after a
+    fault."""
+    op = code[pc, F_OP]
+    tsize = t & 15
+    abase = code[pc, F_ABASE]
+    aoff = code[pc, F_AOFF]
+    base = np.int64(0) if shared else gbase
+    Ra = R[rbase + abase * 32:rbase + abase * 32 + 32]
+    nreq = 0
+    if shared:
+        for k2 in range(32):
+            bank_cnt[k2] = 0
+    mm = mask
+    while mm != 0:
+        l = lowest_bit(mm)
+        mm &= mm - 1
+        a = aoff + Ra[l] if abase >= 0 else aoff
+        i = a - base
+        if shared:
+            ok = i >= 0 and i + tsize <= limit
+        else:
+            ok = i >= 0 and i + tsize <= limit and allocated(gshadow, limit, i, tsize)
+        if not ok or a & (tsize - 1):
+            fault(err, E_OOB if not ok else E_MISALIGNED, b, w, l, pc, a, SP_SHARED if shared else SP_GLOBAL)
+            return -1
+        if shared:
+            nreq = add_bank_word(bank_cnt, bank_words, a >> 2, nreq)
+        else:
+            nreq = append_line(lines_tmp, nreq, a & ~np.int64(127))
+    if not shared:
+        nreq = sort_lines(lines_tmp, nreq)
+    mm = mask
+    while mm != 0:
+        l = lowest_bit(mm)
+        mm &= mm - 1
+        a = aoff + Ra[l] if abase >= 0 else aoff
+        lane_access(op, code[pc, F_SUB], t, tsize, 1, code, pc, m8, m16, m32, m64, a - base, R, rbase, l,
+                    V[0], V[1], V[2], V[3], code[pc, F_D0], scratch)
     return nreq
 
 
@@ -2062,8 +2129,38 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                             bs[BS_SHARED_INSTRS] += 1
                             bs[BS_SHARED_WAYS] += nreq
                     elif fk >= FK_LD_UNIFORM:
-                        rc, nreq, rec_space = fast_misc(fk, code, pc, t, mask, SEL, R, rbase, C, P, addr, lspace,
-                                                        lane_on, err, b, w, vrf, vru)
+                        if fk == FK_ATOM_GLOBAL or fk == FK_ATOM_SHARED:
+                            for k in range(code[pc, F_NS]):
+                                fetch_src(V[k], code[pc, F_SK0 + 2 * k], code[pc, F_SV0 + 2 * k], R, rbase, w, tids,
+                                          geo, cta, ws[WS_WARP_INSTRS])
+                            if fk == FK_ATOM_GLOBAL:
+                                nreq = fast_atom(code, pc, t, mask, False, R, rbase, V, G[0], G[1], G[2], G[3], gbase,
+                                                 len(G[0]), gshadow, lines_tmp, bank_cnt, bank_words, scratch, err, b, w)
+                            else:
+                                nreq = fast_atom(code, pc, t, mask, True, R, rbase, V, S[0], S[1], S[2], S[3], gbase,
+                                                 smem_size, gshadow, lines_tmp, bank_cnt, bank_words, scratch, err, b, w)
+                            if nreq < 0:
+                                return 2
+                            if mask != 0 and fk == FK_ATOM_GLOBAL:
+                                rec_space = SP_GLOBAL
+                                bs[BS_GLOBAL_REQS] += nreq
+                                ws[WS_MEM_REQS] += nreq
+                            elif mask != 0:
+                                rec_space = SP_SHARED
+                                bs[BS_SHARED_INSTRS] += 1
+                                bs[BS_SHARED_WAYS] += nreq
+                        elif fk == FK_MOV_SPECIAL:    # the general path's value, merged as the fast paths merge
+                            fetch_src(V[0], K_SPECIAL, code[pc, F_SV0], R, rbase, w, tids, geo, cta,
+                                      ws[WS_WARP_INSTRS])
+                            Dm = R[rbase + code[pc, F_D0] * 32:rbase + code[pc, F_D0] * 32 + 32]
+                            Vs = V[0]
+                            for l in range(32):
+                                sel = SEL[l]
+                                old = Dm[l]
+                                Dm[l] = old ^ ((canon(Vs[l], t) ^ old) & sel)
+                        else:
+                            rc, nreq, rec_space = fast_misc(fk, code, pc, t, mask, SEL, R, rbase, C, P, addr,
+                                                            lspace, lane_on, err, b, w, vrf, vru)
                     elif fk != FK_NONE:
                         fast_alu(fk, code[pc, F_OP], t, code[pc, F_SUB], mask, SEL, R, rbase + code[pc, F_D0] * 32,
                                  code[pc, F_SK0], code[pc, F_SV0], code[pc, F_SK0 + 2], code[pc, F_SV0 + 2],
