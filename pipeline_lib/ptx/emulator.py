@@ -33,11 +33,11 @@ from numba.extending import intrinsic
 
 from ..intrinsics import lowest_bit, popcount, prefetch
 from . import isa
-from .isa import (FK_AND, FK_ATOM_GLOBAL, FK_ATOM_SHARED, FK_BFI, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FABS, FK_FADD, FK_FDIV, FK_FMAX, FK_FMIN, FK_FMUL,
-                  FK_FNEG, FK_FSQRT, FK_FSUB, FK_IADD, FK_IDIV, FK_IMAD_LO, FK_IMAX, FK_IMIN, FK_IMUL_LO,
-                  FK_IMUL_WIDE, FK_INOT, FK_IREM, FK_ISUB, FK_LD_GLOBAL, FK_LD_SHARED, FK_LD_UNIFORM, FK_MOV, FK_MOV_SPECIAL, FK_NONE,
-                  FK_OR, FK_PAND, FK_PNOT, FK_POR, FK_PXOR, FK_SELP, FK_SETP_F32, FK_SETP_INT, FK_SHL, FK_SHR,
-                  FK_ST_GLOBAL, FK_ST_SHARED, FK_XOR)
+from .isa import (FK_AND, FK_ATOM_GLOBAL, FK_ATOM_SHARED, FK_BFI, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FABS,
+                  FK_FADD, FK_FDIV, FK_FMAX, FK_FMIN, FK_FMUL, FK_FNEG, FK_FSQRT, FK_FSUB, FK_IADD, FK_IDIV,
+                  FK_IMAD_LO, FK_IMAX, FK_IMIN, FK_IMUL_LO, FK_IMUL_WIDE, FK_INOT, FK_IREM, FK_ISUB, FK_LD_GLOBAL,
+                  FK_LD_SHARED, FK_LD_UNIFORM, FK_MOV, FK_MOV_SPECIAL, FK_NONE, FK_OR, FK_PAND, FK_PNOT, FK_POR,
+                  FK_PXOR, FK_SELP, FK_SETP_F32, FK_SETP_INT, FK_SHL, FK_SHR, FK_ST_GLOBAL, FK_ST_SHARED, FK_XOR)
 from .fpmath import (add_f32, fma_f32, fma_f64, fmax, fmin, ftz32, mul_f32, round_int_f64,
                      round_pair_f32)
 
@@ -2135,10 +2135,12 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                                           geo, cta, ws[WS_WARP_INSTRS])
                             if fk == FK_ATOM_GLOBAL:
                                 nreq = fast_atom(code, pc, t, mask, False, R, rbase, V, G[0], G[1], G[2], G[3], gbase,
-                                                 len(G[0]), gshadow, lines_tmp, bank_cnt, bank_words, scratch, err, b, w)
+                                                 len(G[0]), gshadow, lines_tmp, bank_cnt, bank_words, scratch, err,
+                                                 b, w)
                             else:
                                 nreq = fast_atom(code, pc, t, mask, True, R, rbase, V, S[0], S[1], S[2], S[3], gbase,
-                                                 smem_size, gshadow, lines_tmp, bank_cnt, bank_words, scratch, err, b, w)
+                                                 smem_size, gshadow, lines_tmp, bank_cnt, bank_words, scratch, err,
+                                                 b, w)
                             if nreq < 0:
                                 return 2
                             if mask != 0 and fk == FK_ATOM_GLOBAL:
