@@ -411,6 +411,39 @@ def test_special_register_fast_path_keeps_guarded_off_lanes():
         np.testing.assert_array_equal(run_op(body, "u32", a), np.where(on, want, 7).astype(np.uint32), err_msg=reg)
 
 
+@pytest.mark.parametrize("mode", ["down", "up", "bfly", "idx"])
+def test_shfl_fast_path_keeps_guarded_off_lanes(mode):
+    """shfl.sync runs on a fast path (isa.FK_SHFL): each lane gets the
+    source lane's value and the predicate says whether that lane was inside
+    the clamp (else the lane keeps its own value, predicate false); lanes a
+    guard turns off keep both their registers."""
+    a = ints(np.uint32)
+    i = np.arange(N)
+    lane, on = i % 32, i % 2 == 1
+    delta, clamp = 3, 0x81f if mode in ("down", "bfly", "idx") else 0x800   # segments of 16 lanes for up
+    body = (f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.u32 D, 7;\n setp.ne.s32 %p6, %r9, 0;\n"
+            f" @%p5 shfl.sync.{mode}.b32 D|%p6, A, {delta}, {clamp}, -1;\n selp.u32 %r10, 1, 0, %p6;\n"
+            f" shl.b32 %r10, %r10, 31;\n xor.b32 D, D, %r10;")
+    code = Device().load_module(op_kernel(body, "u32", None, None, "u32"), source="<t>").kernel("k").code
+    assert isa.FK_SHFL in code[:, isa.F_FAST]
+    seg = (clamp >> 8) & 31
+    cval = clamp & 31
+    want = []
+    for k in range(N):
+        l = int(lane[k])
+        if not on[k]:
+            want.append(7)                   # both registers as they were (%p6 false there)
+            continue
+        max_lane = (l & seg) | (cval & ~seg)
+        j = {"down": l + delta, "up": l - delta, "bfly": l ^ delta, "idx": (l & seg) | (delta & ~seg)}[mode]
+        pv = j >= max_lane if mode == "up" else j <= max_lane
+        src = k - l + (j if pv else l)
+        want.append(int(a[src]) ^ (int(pv) << 31) if src < N else None)
+    got = run_op(body, "u32", a)
+    keep = [k for k in range(N) if want[k] is not None]
+    np.testing.assert_array_equal(got[keep], np.array([want[k] for k in keep], dtype=np.uint32))
+
+
 @pytest.mark.parametrize("op,fn", [
     ("ex2.approx.f32", np.exp2), ("lg2.approx.f32", np.log2), ("sin.approx.f32", np.sin),
     ("cos.approx.f32", np.cos), ("rsqrt.approx.f32", lambda x: 1 / np.sqrt(x)), ("tanh.approx.f32", np.tanh)])

@@ -519,6 +519,8 @@ def fast_kind(row) -> int:
         if k1 in ints and k2 in ints and s1 in (4, 8) and s2 in (4, 8) and row[isa.F_RND] == 0:
             return isa.FK_CVT_I2I
         return isa.FK_NONE
+    if op == isa.OP_SHFL:
+        return isa.FK_SHFL          # spmv-vector's and reduction's warp sums (a value and a predicate)
     if row[isa.F_RND] != 0 or row[isa.F_FLAGS] != 0 or row[isa.F_ND] != 1:
         return isa.FK_NONE
     kind, size = t >> 4, t & 15

@@ -37,7 +37,7 @@ from .isa import (FK_AND, FK_ATOM_GLOBAL, FK_ATOM_SHARED, FK_BFI, FK_CVT_F2I, FK
                   FK_FADD, FK_FDIV, FK_FMAX, FK_FMIN, FK_FMUL, FK_FNEG, FK_FSQRT, FK_FSUB, FK_IADD, FK_IDIV,
                   FK_IMAD_LO, FK_IMAX, FK_IMIN, FK_IMUL_LO, FK_IMUL_WIDE, FK_INOT, FK_IREM, FK_ISUB, FK_LD_GLOBAL,
                   FK_LD_SHARED, FK_LD_UNIFORM, FK_MOV, FK_MOV_SPECIAL, FK_NONE, FK_OR, FK_PAND, FK_PNOT, FK_POR,
-                  FK_PXOR, FK_SELP, FK_SETP_F32, FK_SETP_INT, FK_SHL, FK_SHR, FK_ST_GLOBAL, FK_ST_SHARED, FK_XOR)
+                  FK_PXOR, FK_SELP, FK_SETP_F32, FK_SETP_INT, FK_SHFL, FK_SHL, FK_SHR, FK_ST_GLOBAL, FK_ST_SHARED, FK_XOR)
 from .fpmath import (add_f32, fma_f32, fma_f64, fmax, fmin, ftz32, mul_f32, round_int_f64,
                      round_pair_f32)
 
@@ -2151,6 +2151,18 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                                 rec_space = SP_SHARED
                                 bs[BS_SHARED_INSTRS] += 1
                                 bs[BS_SHARED_WAYS] += nreq
+                        elif fk == FK_SHFL:   # the general path's lane exchange, without its call and write-back
+                            for k in range(3):     # (the fourth source, the member mask, is not read)
+                                fetch_src(V[k], code[pc, F_SK0 + 2 * k], code[pc, F_SV0 + 2 * k], R, rbase, w, tids,
+                                          geo, cta, ws[WS_WARP_INSTRS])
+                            exec_warp_op(OP_SHFL, code[pc, F_SUB], mask, amask, V[0], V[1], V[2], V[4], V[5])
+                            for k in range(code[pc, F_ND]):
+                                Dm = R[rbase + code[pc, F_D0 + k] * 32:rbase + code[pc, F_D0 + k] * 32 + 32]
+                                Vs = V[4 + k]
+                                for l in range(32):
+                                    sel = SEL[l]
+                                    old = Dm[l]
+                                    Dm[l] = old ^ ((Vs[l] ^ old) & sel)
                         elif fk == FK_MOV_SPECIAL:    # the general path's value, merged as the fast paths merge
                             fetch_src(V[0], K_SPECIAL, code[pc, F_SV0], R, rbase, w, tids, geo, cta,
                                       ws[WS_WARP_INSTRS])
