@@ -37,7 +37,8 @@ from .isa import (FK_AND, FK_ATOM_GLOBAL, FK_ATOM_SHARED, FK_BFI, FK_CVT_F2I, FK
                   FK_FADD, FK_FDIV, FK_FMAX, FK_FMIN, FK_FMUL, FK_FNEG, FK_FSQRT, FK_FSUB, FK_IADD, FK_IDIV,
                   FK_IMAD_LO, FK_IMAX, FK_IMIN, FK_IMUL_LO, FK_IMUL_WIDE, FK_INOT, FK_IREM, FK_ISUB, FK_LD_GLOBAL,
                   FK_LD_SHARED, FK_LD_UNIFORM, FK_MOV, FK_MOV_SPECIAL, FK_NONE, FK_OR, FK_PAND, FK_PNOT, FK_POR,
-                  FK_PXOR, FK_SELP, FK_SETP_F32, FK_SETP_INT, FK_SHFL, FK_SHL, FK_SHR, FK_ST_GLOBAL, FK_ST_SHARED, FK_XOR)
+                  FK_PXOR, FK_SELP, FK_SETP_F32, FK_SETP_INT, FK_SHFL, FK_SHL, FK_SHR, FK_ST_GLOBAL, FK_ST_SHARED,
+                  FK_XOR)
 from .fpmath import (add_f32, fma_f32, fma_f64, fmax, fmin, ftz32, mul_f32, round_int_f64,
                      round_pair_f32)
 
