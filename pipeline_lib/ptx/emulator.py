@@ -1451,6 +1451,30 @@ def fast_atom(code, pc, t, mask, shared, R, rbase, V, m8, m16, m32, m64, gbase, 
 
 
 @njit(inline="always", cache=True)
+def fast_special_shfl(fk, code, pc, t, mask, amask, SEL, R, rbase, V, w, tids, geo, cta, clock):
+    """``mov`` from a special register (isa.FK_MOV_SPECIAL) and ``shfl.sync``
+    (isa.FK_SHFL): the general path's values (:func:`fetch_src`,
+    :func:`exec_warp_op` on the first three sources; the fourth, the member
+    mask, is not read) merged into the guarded lanes as the fast paths
+    merge, without the general path's call and write-back."""
+    if fk == FK_MOV_SPECIAL:
+        fetch_src(V[0], K_SPECIAL, code[pc, F_SV0], R, rbase, w, tids, geo, cta, clock)
+        for l in range(32):
+            V[4][l] = canon(V[0][l], t)
+    else:
+        for k in range(3):
+            fetch_src(V[k], code[pc, F_SK0 + 2 * k], code[pc, F_SV0 + 2 * k], R, rbase, w, tids, geo, cta, clock)
+        exec_warp_op(OP_SHFL, code[pc, F_SUB], mask, amask, V[0], V[1], V[2], V[4], V[5])
+    for k in range(code[pc, F_ND]):     # shfl's value and predicate; mov's value
+        D = R[rbase + code[pc, F_D0 + k] * 32:rbase + code[pc, F_D0 + k] * 32 + 32]
+        Vs = V[4 + k]
+        for l in range(32):
+            sel = SEL[l]
+            old = D[l]
+            D[l] = old ^ ((Vs[l] ^ old) & sel)
+
+
+@njit(inline="always", cache=True)
 def exec_memory(code, pc, mask, b, w, wid, rbase, R, V, views, gshadow, work, geo, bs, ws, err):
     """A general-path ld/st/atom/red (vector, generic, local, constant or
     atomic accesses; sources already in ``V``): addresses, the lanes'
@@ -2152,27 +2176,9 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                                 rec_space = SP_SHARED
                                 bs[BS_SHARED_INSTRS] += 1
                                 bs[BS_SHARED_WAYS] += nreq
-                        elif fk == FK_SHFL:   # the general path's lane exchange, without its call and write-back
-                            for k in range(3):     # (the fourth source, the member mask, is not read)
-                                fetch_src(V[k], code[pc, F_SK0 + 2 * k], code[pc, F_SV0 + 2 * k], R, rbase, w, tids,
-                                          geo, cta, ws[WS_WARP_INSTRS])
-                            exec_warp_op(OP_SHFL, code[pc, F_SUB], mask, amask, V[0], V[1], V[2], V[4], V[5])
-                            for k in range(code[pc, F_ND]):
-                                Dm = R[rbase + code[pc, F_D0 + k] * 32:rbase + code[pc, F_D0 + k] * 32 + 32]
-                                Vs = V[4 + k]
-                                for l in range(32):
-                                    sel = SEL[l]
-                                    old = Dm[l]
-                                    Dm[l] = old ^ ((Vs[l] ^ old) & sel)
-                        elif fk == FK_MOV_SPECIAL:    # the general path's value, merged as the fast paths merge
-                            fetch_src(V[0], K_SPECIAL, code[pc, F_SV0], R, rbase, w, tids, geo, cta,
-                                      ws[WS_WARP_INSTRS])
-                            Dm = R[rbase + code[pc, F_D0] * 32:rbase + code[pc, F_D0] * 32 + 32]
-                            Vs = V[0]
-                            for l in range(32):
-                                sel = SEL[l]
-                                old = Dm[l]
-                                Dm[l] = old ^ ((canon(Vs[l], t) ^ old) & sel)
+                        elif fk == FK_SHFL or fk == FK_MOV_SPECIAL:
+                            fast_special_shfl(fk, code, pc, t, mask, amask, SEL, R, rbase, V, w, tids, geo, cta,
+                                              ws[WS_WARP_INSTRS])
                         else:
                             rc, nreq, rec_space = fast_misc(fk, code, pc, t, mask, SEL, R, rbase, C, P, addr,
                                                             lspace, lane_on, err, b, w, vrf, vru)
