@@ -369,14 +369,29 @@ def test_setp_selp(t, dt, cmp, fn):
     np.testing.assert_array_equal(got, want.astype(np.int32))
 
 
-def test_unordered_float_compare():
+@pytest.mark.parametrize("cmp,fn", [
+    ("equ", lambda a, b: a == b), ("neu", lambda a, b: a != b), ("ltu", lambda a, b: a < b),
+    ("leu", lambda a, b: a <= b), ("gtu", lambda a, b: a > b), ("geu", lambda a, b: a >= b),
+    ("num", lambda a, b: np.zeros(len(a), bool)), ("nan", lambda a, b: np.zeros(len(a), bool))])
+def test_unordered_float_compare(cmp, fn):
+    """The unordered comparisons (true where either operand is NaN), num
+    and nan, on f32's fast path (isa.FK_SETP_F32) under a guard: lanes it
+    turns off keep their value."""
     a = floats(np.float32)
     a[5] = np.nan
     b = floats(np.float32)[::-1].copy()
-    got = run_op("setp.gtu.f32 %p2, A, B;\n selp.s32 D, 1, 0, %p2;", "f32", a, "f32", b, td="s32")
+    b[[20, 21]] = [np.nan, a[21]]
+    body = f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.s32 D, 7;\n @%p5 setp.{cmp}.f32 %p2, A, B;\n" \
+           " @%p5 selp.s32 D, 1, 0, %p2;"
+    code = Device().load_module(op_kernel(body, "f32", "f32", None, "s32"), source="<t>").kernel("k").code
+    assert (code[(code[:, isa.F_OP] == isa.OP_SETP) & (code[:, isa.F_TYPE] == isa.T_F32), isa.F_FAST]
+            == isa.FK_SETP_F32).tolist() == [True]
+    got = run_op(body, "f32", a, "f32", b, td="s32")
+    nan = np.isnan(a) | np.isnan(b)
     with np.errstate(invalid="ignore"):
-        want = (a > b) | np.isnan(a) | np.isnan(b)
-    np.testing.assert_array_equal(got, want.astype(np.int32))
+        want = ~nan if cmp == "num" else (nan | fn(a, b))
+    on = np.arange(N) % 2 == 1
+    np.testing.assert_array_equal(got, np.where(on, want, 7).astype(np.int32))
 
 
 def test_predicate_logic_and_bit_punning():
@@ -456,6 +471,50 @@ def test_sfu_ops_are_correctly_rounded(op, fn):
     with np.errstate(all="ignore"):
         want = fn(x.astype(np.float64)).astype(np.float32)
     np.testing.assert_array_equal(run_op(f"{op} D, A;", "f32", x), want)
+
+
+@pytest.mark.parametrize("body,kind", [
+    ("fma.rm.f32 D, A, B, C;", isa.FK_FLOAT), ("fma.rp.ftz.f32 D, A, 0f3F000001, C;", isa.FK_FLOAT),
+    ("add.rz.f32 D, A, B;", isa.FK_FLOAT), ("sub.rm.ftz.sat.f32 D, A, B;", isa.FK_FLOAT),
+    ("mul.rp.f32 D, A, B;", isa.FK_FLOAT), ("mad.rz.f32 D, A, B, C;", isa.FK_FLOAT),
+    ("div.full.f32 D, A, B;", isa.FK_FLOAT), ("div.approx.ftz.f32 D, A, B;", isa.FK_FLOAT),
+    ("rcp.rn.f32 D, A;", isa.FK_FLOAT), ("rcp.rn.ftz.f32 D, A;", isa.FK_FLOAT),
+    ("sqrt.approx.f32 D, A;", isa.FK_FLOAT), ("rsqrt.approx.f32 D, A;", isa.FK_FLOAT),
+    ("ex2.approx.ftz.f32 D, A;", isa.FK_FLOAT), ("lg2.approx.f32 D, A;", isa.FK_FLOAT),
+    ("sin.approx.f32 D, A;", isa.FK_FLOAT), ("tanh.approx.f32 D, A;", isa.FK_FLOAT),
+    ("neg.ftz.f32 D, A;", isa.FK_FLOAT), ("max.ftz.f32 D, A, B;", isa.FK_FLOAT),
+    ("cvt.sat.f32.f32 D, A;", isa.FK_CVT_F2F), ("cvt.rmi.f32.f32 D, A;", isa.FK_CVT_F2F),
+    ("cvt.rpi.ftz.f32.f32 D, A;", isa.FK_CVT_F2F), ("cvt.rni.sat.f32.f32 D, A;", isa.FK_CVT_F2F),
+    ("cvt.rzi.f32.f32 D, A;", isa.FK_CVT_F2F)])
+def test_f32_row_fast_paths_give_the_general_path_bits(body, kind):
+    """f32 arithmetic and f32-to-f32 cvt with rounding modes, .ftz, .sat or
+    .approx run on a fast path (isa.FK_FLOAT, isa.FK_CVT_F2F) that calls the
+    general path's lane operation: every lane's bits equal the general
+    path's (the same module run again with those rows' fast kind removed),
+    on normal, subnormal, infinite, NaN and signed-zero operands, and lanes
+    a guard turns off keep their value."""
+    body = "and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.b32 D, 0f40E00000;\n @%p5 " + body
+    a = floats(np.float32)
+    b, c = a[::-1].copy(), np.roll(a, 7)
+    a[8:12] = [np.nan, -np.nan, 2.5e-39, -2.5e-39]
+    b[12:14] = [0.0, -1e-41]
+    outs = []
+    for general in (False, True):
+        dev = Device()
+        mod = dev.load_module(op_kernel(body, "f32", "f32", "f32", "f32"), source="<t>")
+        code = mod.kernel("k").code
+        rows = code[:, isa.F_FAST] == kind
+        assert rows.sum() == 1, body
+        if general:
+            code[rows, isa.F_FAST] = isa.FK_NONE
+        bufs = [dev.to_device(x) for x in (a, b, c)]
+        out = dev.zeros(N, np.float32)
+        dev.launch(mod, "k", ((N + 63) // 64,), (64,), [out, *bufs, N])
+        outs.append(dev.from_device(out, np.float32, N).view(np.uint32))
+    np.testing.assert_array_equal(outs[0], outs[1])
+    off = np.arange(N) % 2 == 0
+    assert (outs[0][off] == np.float32(7.0).view(np.uint32)).all()
+    assert not np.array_equal(outs[0], np.full(N, np.float32(7.0)).view(np.uint32))
 
 
 def test_ftz_flushes_subnormals():

@@ -489,8 +489,31 @@ _F32_ABS_NEG_MIN_MAX = {isa.OP_ABS: isa.FK_FABS, isa.OP_NEG: isa.FK_FNEG, isa.OP
                         isa.OP_MAX: isa.FK_FMAX}
 
 
+# the f32 operations of the general path's lane operation (emulator.f32_op)
+_F32_LANE_OPS = {isa.OP_ADD, isa.OP_SUB, isa.OP_MUL, isa.OP_FMA, isa.OP_MAD, isa.OP_DIV, isa.OP_MIN, isa.OP_MAX,
+                 isa.OP_ABS, isa.OP_NEG, isa.OP_RCP, isa.OP_SQRT, isa.OP_RSQRT, isa.OP_SIN, isa.OP_COS,
+                 isa.OP_TANH, isa.OP_LG2, isa.OP_EX2, isa.OP_COPYSIGN}
+
+
 def fast_kind(row) -> int:
     """The interpreter fast path for this instruction (isa.FK_*), or FK_NONE."""
+    kind = _direct_kind(row)
+    if kind != isa.FK_NONE or row[isa.F_ND] != 1 or row[isa.F_D0] < 0 or row[isa.F_TYPE] != isa.T_F32:
+        return kind
+    # what is left of f32 (rounding modes, .ftz, .sat, .approx, rcp and the transcendentals:
+    # `expf`'s fma.rm and ex2.approx.ftz, `rsqrtf`, floor and ceil) takes the general path's
+    # lane operation on its operand rows, without its call and per-lane write-back
+    srcs = [int(row[isa.F_SK0 + 2 * i]) for i in range(int(row[isa.F_NS]))]
+    op = int(row[isa.F_OP])
+    if op == isa.OP_CVT and row[isa.F_TYPE2] == isa.T_F32 and srcs == [isa.K_REG]:
+        return isa.FK_CVT_F2F
+    if op in _F32_LANE_OPS and 1 <= len(srcs) <= 3 and all(k in (isa.K_REG, isa.K_IMM) for k in srcs):
+        return isa.FK_FLOAT
+    return isa.FK_NONE
+
+
+def _direct_kind(row) -> int:
+    """:func:`fast_kind`'s paths computed straight from the register file."""
     op, t, ns = int(row[isa.F_OP]), int(row[isa.F_TYPE]), int(row[isa.F_NS])
     if op in (isa.OP_LD, isa.OP_ST) and row[isa.F_VEC] == 1 and row[isa.F_SPACE] in (isa.SP_GLOBAL, isa.SP_SHARED):
         if op == isa.OP_ST and row[isa.F_SK0] not in (isa.K_REG, isa.K_IMM):
@@ -586,7 +609,7 @@ def fast_kind(row) -> int:
             return isa.FK_FFMA
         if op == isa.OP_MOV:
             return isa.FK_MOV
-        if op == isa.OP_SETP and row[isa.F_TYPE2] == 0 and sub < 6:
+        if op == isa.OP_SETP and row[isa.F_TYPE2] == 0:     # ordered, unordered, num and nan
             return isa.FK_SETP_F32
         if op == isa.OP_DIV:    # div.rn.f32 (rounding 0; .approx and .full keep the general path)
             return isa.FK_FDIV

@@ -38,7 +38,7 @@ from .isa import (FK_AND, FK_ATOM_GLOBAL, FK_ATOM_SHARED, FK_BFI, FK_CVT_F2I, FK
                   FK_IMAD_LO, FK_IMAX, FK_IMIN, FK_IMUL_LO, FK_IMUL_WIDE, FK_INOT, FK_IREM, FK_ISUB, FK_LD_GLOBAL,
                   FK_LD_SHARED, FK_LD_UNIFORM, FK_MOV, FK_MOV_SPECIAL, FK_NONE, FK_OR, FK_PAND, FK_PNOT, FK_POR,
                   FK_PXOR, FK_SELP, FK_SETP_F32, FK_SETP_INT, FK_SHFL, FK_SHL, FK_SHR, FK_ST_GLOBAL, FK_ST_SHARED,
-                  FK_XOR)
+                  FK_XOR, FK_FLOAT, FK_CVT_F2F)
 from .fpmath import (add_f32, fma_f32, fma_f64, fmax, fmin, ftz32, mul_f32, round_int_f64,
                      round_pair_f32)
 
@@ -205,44 +205,7 @@ def int_cmp(cmp, t, a, b):
     if (t & 15) == 8 and (t >> 4) != TK_S:
         a = a ^ INT64_MIN
         b = b ^ INT64_MIN
-    c = cmp % 6 if cmp < 12 else 0
-    if c == 0:
-        return a == b
-    if c == 1:
-        return a != b
-    if c == 2:
-        return a < b
-    if c == 3:
-        return a <= b
-    if c == 4:
-        return a > b
-    return a >= b
-
-
-@njit(cache=True)
-def float_cmp(cmp, a, b):
-    nan = (a != a) or (b != b)
-    if cmp == 12:
-        return not nan
-    if cmp == 13:
-        return nan
-    if cmp >= 6:
-        if nan:
-            return True
-        cmp -= 6
-    elif nan:
-        return False
-    if cmp == 0:
-        return a == b
-    if cmp == 1:
-        return a != b
-    if cmp == 2:
-        return a < b
-    if cmp == 3:
-        return a <= b
-    if cmp == 4:
-        return a > b
-    return a >= b
+    return _compare_ordered(cmp % 6 if cmp < 12 else 0, a, b)
 
 
 @njit(cache=True)
@@ -399,6 +362,28 @@ def fetch_src(dst, k, v, R, rbase, w, tids, geo, cta, clock):
             else:
                 x = 0
             dst[l] = x
+
+
+@njit(inline="always", cache=True)
+def fetch_sources(V, code, pc, n, R, rbase, w, tids, geo, cta, clock):
+    """The first ``n`` source operands of instruction ``pc`` into the
+    operand rows ``V[0:n]`` (:func:`fetch_src`)."""
+    for k in range(n):
+        fetch_src(V[k], code[pc, F_SK0 + 2 * k], code[pc, F_SV0 + 2 * k], R, rbase, w, tids, geo, cta, clock)
+
+
+@njit(inline="always", cache=True)
+def count_requests(glob, nreq, bs, ws):
+    """Count a fast-path global or shared access's ``nreq`` (distinct lines;
+    bank-conflict ways) into the block and warp statistics, as the general
+    path's request count does; return the trace record's space."""
+    if glob:
+        bs[BS_GLOBAL_REQS] += nreq
+        ws[WS_MEM_REQS] += nreq
+        return SP_GLOBAL
+    bs[BS_SHARED_INSTRS] += 1
+    bs[BS_SHARED_WAYS] += nreq
+    return SP_SHARED
 
 
 @njit(inline="always", cache=True)
@@ -925,6 +910,50 @@ def immediate_rows(code, base):
 
 
 @njit(inline="always", cache=True)
+def _compare_ordered(sub, x, y):
+    """setp's tests 0-5 (isa.CMP: eq, ne, lt, le, gt, ge; unsigned ones on
+    operands already flipped) on two canonical integers, or on two floats
+    known not to be NaN."""
+    if sub == 0:
+        return x == y
+    if sub == 1:
+        return x != y
+    if sub == 2:
+        return x < y
+    if sub == 3:
+        return x <= y
+    if sub == 4:
+        return x > y
+    return x >= y
+
+
+@njit(inline="always", cache=True)
+def _compare(sub, x, y):
+    """setp's test ``sub`` (isa.CMP) on two floats: 0-5 ordered (false on a
+    NaN operand), 6-11 unordered (true on one: the opposite ordered test
+    fails), 12 num, 13 nan.  The general path and the fast path share it."""
+    if sub == 1:
+        return x != y and x == x and y == y
+    if sub < 6:
+        return _compare_ordered(sub, x, y)
+    if sub == 6:
+        return not (x < y or x > y)
+    if sub == 7:
+        return x != y
+    if sub == 8:
+        return not (x >= y)
+    if sub == 9:
+        return not (x > y)
+    if sub == 10:
+        return not (x <= y)
+    if sub == 11:
+        return not (x < y)
+    if sub == 12:
+        return x == x and y == y
+    return x != x or y != y
+
+
+@njit(inline="always", cache=True)
 def _fast_select_logic(fk, size, signed, M, S, SEL, D, A, B, C, alias):
     """:func:`fast_alu`'s integer min, max, shr and not, selp, and predicate
     and/or/xor/not: the general path's results (``int_binop`` on canonical
@@ -1101,19 +1130,7 @@ def fast_alu(fk, op, t, sub, mask, SEL, R, od, ka, va_, kb, vb_, kc, vc_, rbase,
                 old = D[l]
                 x = (((A[l] & M) ^ S) - S) ^ flip
                 y = (((B[l] & M) ^ S) - S) ^ flip
-                if sub == 0:
-                    c = x == y
-                elif sub == 1:
-                    c = x != y
-                elif sub == 2:
-                    c = x < y
-                elif sub == 3:
-                    c = x <= y
-                elif sub == 4:
-                    c = x > y
-                else:
-                    c = x >= y
-                D[l] = old ^ ((np.int64(c) ^ old) & sel)
+                D[l] = old ^ ((np.int64(_compare_ordered(sub, x, y)) ^ old) & sel)
         return
     if (fk == FK_IDIV or fk == FK_IREM) and size == 4:
         _div_rem_32(fk == FK_IDIV, mask, D, A, B, M, S)
@@ -1127,25 +1144,11 @@ def fast_alu(fk, op, t, sub, mask, SEL, R, od, ka, va_, kb, vb_, kc, vc_, rbase,
         _fast_select_logic(fk, size, signed, M, S, SEL, D, A, B, C, alias)
         return
     Af, Bf, Cf = A.view(np.float32), B.view(np.float32), C.view(np.float32)   # a lane's f32 at 2 * l
-    if fk == FK_SETP_F32:  # setp on f32, ordered comparisons
+    if fk == FK_SETP_F32:
         for l in range(32):
             sel = SEL[l]
             old = D[l]
-            x = Af[2 * l]
-            y = Bf[2 * l]
-            if sub == 0:
-                c = x == y
-            elif sub == 1:
-                c = x != y and x == x and y == y
-            elif sub == 2:
-                c = x < y
-            elif sub == 3:
-                c = x <= y
-            elif sub == 4:
-                c = x > y
-            else:
-                c = x >= y
-            D[l] = old ^ ((np.int64(c) ^ old) & sel)
+            D[l] = old ^ ((np.int64(_compare(sub, Af[2 * l], Bf[2 * l])) ^ old) & sel)
         return
     # f32 results go to the row of 32 f32 values ``Tf`` first (every lane: no
     # branch per lane, and IEEE arithmetic does not trap), then into the
@@ -1451,27 +1454,54 @@ def fast_atom(code, pc, t, mask, shared, R, rbase, V, m8, m16, m32, m64, gbase, 
 
 
 @njit(inline="always", cache=True)
-def fast_special_shfl(fk, code, pc, t, mask, amask, SEL, R, rbase, V, w, tids, geo, cta, clock):
-    """``mov`` from a special register (isa.FK_MOV_SPECIAL) and ``shfl.sync``
-    (isa.FK_SHFL): the general path's values (:func:`fetch_src`,
+def fast_row_ops(fk, code, pc, t, mask, amask, SEL, R, rbase, V, w, tids, geo, cta, clock):
+    """The fast paths that compute on the general path's operand rows ``V``
+    with its own lane operation, then merge the result into the guarded
+    lanes as the other fast paths merge, without the general path's call
+    (:func:`exec_general`, which passes every array's descriptor) and its
+    per-lane write-back: ``mov`` from a special register
+    (isa.FK_MOV_SPECIAL, :func:`fetch_src`), ``shfl.sync`` (isa.FK_SHFL,
     :func:`exec_warp_op` on the first three sources; the fourth, the member
-    mask, is not read) merged into the guarded lanes as the fast paths
-    merge, without the general path's call and write-back."""
+    mask, is not read), and f32 arithmetic and f32-to-f32 ``cvt`` with
+    rounding modes, .ftz, .sat or .approx (isa.FK_FLOAT, isa.FK_CVT_F2F,
+    :func:`float_lanes`)."""
     if fk == FK_MOV_SPECIAL:
         fetch_src(V[0], K_SPECIAL, code[pc, F_SV0], R, rbase, w, tids, geo, cta, clock)
         for l in range(32):
             V[4][l] = canon(V[0][l], t)
     else:
-        for k in range(3):
-            fetch_src(V[k], code[pc, F_SK0 + 2 * k], code[pc, F_SV0 + 2 * k], R, rbase, w, tids, geo, cta, clock)
-        exec_warp_op(OP_SHFL, code[pc, F_SUB], mask, amask, V[0], V[1], V[2], V[4], V[5])
-    for k in range(code[pc, F_ND]):     # shfl's value and predicate; mov's value
+        fetch_sources(V, code, pc, 3 if fk == FK_SHFL else code[pc, F_NS], R, rbase, w, tids, geo, cta, clock)
+        if fk == FK_SHFL:
+            exec_warp_op(OP_SHFL, code[pc, F_SUB], mask, amask, V[0], V[1], V[2], V[4], V[5])
+        else:
+            float_lanes(code, pc, t, mask, V)
+    # an f32 result is its register's low half, zero-extended (as write_back writes it)
+    M = np.int64(0xFFFFFFFF) if fk >= FK_FLOAT else np.int64(-1)
+    for k in range(code[pc, F_ND]):     # shfl's value and predicate; the others' value
         D = R[rbase + code[pc, F_D0 + k] * 32:rbase + code[pc, F_D0 + k] * 32 + 32]
         Vs = V[4 + k]
         for l in range(32):
             sel = SEL[l]
             old = D[l]
-            D[l] = old ^ ((Vs[l] ^ old) & sel)
+            D[l] = old ^ (((Vs[l] & M) ^ old) & sel)
+
+
+@njit(cache=True, _nrt=False)
+def float_lanes(code, pc, t, mask, V):
+    """isa.FK_FLOAT and isa.FK_CVT_F2F: the general path's f32 lane
+    operation (:func:`exec_float`, or :func:`exec_convert` for ``cvt``) on
+    the operand rows, its result in ``V[4]``.  Compiled on its own: the
+    transcendentals and roundings would make the interpreter's loop larger
+    to compile, and a call passing two arrays costs little beside them."""
+    op = code[pc, F_OP]
+    va, vr = V[0], V[4]
+    vaf, vbf, vcf, vrf = va.view(np.float32), V[1].view(np.float32), V[2].view(np.float32), vr.view(np.float32)
+    vad, vrd = va.view(np.float64), vr.view(np.float64)
+    if op == OP_CVT:
+        exec_convert(code, pc, op, t, mask, va, vaf, vad, vr, vrf, vrd)
+    else:
+        exec_float(code, pc, op, t, mask, vaf, vbf, vcf, vad, V[1].view(np.float64), V[2].view(np.float64), vr,
+                   vrf, vrd)
 
 
 @njit(inline="always", cache=True)
@@ -1583,9 +1613,9 @@ def exec_compare_select(code, pc, op, t, mask, va, vb, vc, vaf, vbf, vcf, vad, v
             if (mask >> l) & 1:
                 if tkind == TK_F:
                     if tsize == 4:
-                        rb = float_cmp(cmp, np.float64(vaf[2 * l]), np.float64(vbf[2 * l]))
+                        rb = _compare(cmp, np.float64(vaf[2 * l]), np.float64(vbf[2 * l]))
                     else:
-                        rb = float_cmp(cmp, vad[l], vbd[l])
+                        rb = _compare(cmp, vad[l], vbd[l])
                 else:
                     rb = int_cmp(cmp, t, canon(va[l], t), canon(vb[l], t))
                 x = 1 if rb else 0
@@ -2140,9 +2170,7 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                         if nreq < 0:
                             return 2
                         if mask != 0:
-                            rec_space = SP_GLOBAL
-                            bs[BS_GLOBAL_REQS] += nreq
-                            ws[WS_MEM_REQS] += nreq
+                            rec_space = count_requests(True, nreq, bs, ws)
                     elif FK_LD_SHARED <= fk <= FK_ST_SHARED:
                         nreq = fast_mem(fk, t, mask, R, rbase, rbase + code[pc, F_D0] * 32, code[pc, F_SK0],
                                         code[pc, F_SV0], code[pc, F_ABASE], code[pc, F_AOFF], S[0], S[1], S[2], S[3],
@@ -2150,14 +2178,10 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                         if nreq < 0:
                             return 2
                         if mask != 0:
-                            rec_space = SP_SHARED
-                            bs[BS_SHARED_INSTRS] += 1
-                            bs[BS_SHARED_WAYS] += nreq
+                            rec_space = count_requests(False, nreq, bs, ws)
                     elif fk >= FK_LD_UNIFORM:
                         if fk == FK_ATOM_GLOBAL or fk == FK_ATOM_SHARED:
-                            for k in range(code[pc, F_NS]):
-                                fetch_src(V[k], code[pc, F_SK0 + 2 * k], code[pc, F_SV0 + 2 * k], R, rbase, w, tids,
-                                          geo, cta, ws[WS_WARP_INSTRS])
+                            fetch_sources(V, code, pc, code[pc, F_NS], R, rbase, w, tids, geo, cta, ws[WS_WARP_INSTRS])
                             if fk == FK_ATOM_GLOBAL:
                                 nreq = fast_atom(code, pc, t, mask, False, R, rbase, V, G[0], G[1], G[2], G[3], gbase,
                                                  len(G[0]), gshadow, lines_tmp, bank_cnt, bank_words, scratch, err,
@@ -2168,17 +2192,11 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                                                  b, w)
                             if nreq < 0:
                                 return 2
-                            if mask != 0 and fk == FK_ATOM_GLOBAL:
-                                rec_space = SP_GLOBAL
-                                bs[BS_GLOBAL_REQS] += nreq
-                                ws[WS_MEM_REQS] += nreq
-                            elif mask != 0:
-                                rec_space = SP_SHARED
-                                bs[BS_SHARED_INSTRS] += 1
-                                bs[BS_SHARED_WAYS] += nreq
-                        elif fk == FK_SHFL or fk == FK_MOV_SPECIAL:
-                            fast_special_shfl(fk, code, pc, t, mask, amask, SEL, R, rbase, V, w, tids, geo, cta,
-                                              ws[WS_WARP_INSTRS])
+                            if mask != 0:
+                                rec_space = count_requests(fk == FK_ATOM_GLOBAL, nreq, bs, ws)
+                        elif fk >= FK_SHFL or fk == FK_MOV_SPECIAL:
+                            fast_row_ops(fk, code, pc, t, mask, amask, SEL, R, rbase, V, w, tids, geo, cta,
+                                         ws[WS_WARP_INSTRS])
                         else:
                             rc, nreq, rec_space = fast_misc(fk, code, pc, t, mask, SEL, R, rbase, C, P, addr,
                                                             lspace, lane_on, err, b, w, vrf, vru)
@@ -2192,9 +2210,7 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                             rc, next_pc, count_mask = exec_control(code, pc, op, mask, amask, w, d, top, spc, srpc,
                                                                    smask, depth, status, err, b)
                         else:
-                            for k in range(code[pc, F_NS]):
-                                fetch_src(V[k], code[pc, F_SK0 + 2 * k], code[pc, F_SV0 + 2 * k], R, rbase, w, tids,
-                                          geo, cta, ws[WS_WARP_INSTRS])
+                            fetch_sources(V, code, pc, code[pc, F_NS], R, rbase, w, tids, geo, cta, ws[WS_WARP_INSTRS])
                             if op == OP_LD or op == OP_ST or op == OP_ATOM or op == OP_RED:
                                 rc, nreq, rec_space = exec_memory(code, pc, mask, b, w, wid, rbase, R, V, views, gshadow, work,
                                                                   geo, bs, ws, err)

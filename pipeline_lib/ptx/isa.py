@@ -106,8 +106,10 @@ MAX_STACK = 64
 EMPTY_ROW = np.full(NFIELDS, -1, dtype=np.int64)
 
 # Fast paths of the interpreter (column "fast"): frequent instructions with
-# register/immediate operands, no rounding or flag modifiers, computed
-# straight from register file to register file.
+# register/immediate operands, most without rounding or flag modifiers,
+# computed straight from register file to register file (FK_FLOAT and
+# FK_CVT_F2F: the f32 forms with rounding modes, .ftz, .sat or .approx, by
+# the general path's own lane operation on its operand rows).
 # The ALU kinds come before FK_LD_GLOBAL, the memory kinds in this order, and
 # the others from FK_LD_UNIFORM on (the interpreter dispatches on ranges).
 FK_NONE, FK_IADD, FK_ISUB, FK_IMUL_LO, FK_IMUL_WIDE, FK_IMAD_LO, FK_SHL, FK_AND, FK_OR, FK_XOR, \
@@ -116,4 +118,4 @@ FK_NONE, FK_IADD, FK_ISUB, FK_IMUL_LO, FK_IMUL_WIDE, FK_IMAD_LO, FK_SHL, FK_AND,
     FK_FABS, FK_FNEG, FK_FMIN, FK_FMAX, \
     FK_LD_GLOBAL, FK_ST_GLOBAL, FK_LD_SHARED, FK_ST_SHARED, \
     FK_LD_UNIFORM, FK_CVTA, FK_CVT_I2F, FK_CVT_F2I, FK_CVT_I2I, FK_BFI, FK_MOV_SPECIAL, \
-    FK_ATOM_GLOBAL, FK_ATOM_SHARED, FK_SHFL = range(48)
+    FK_ATOM_GLOBAL, FK_ATOM_SHARED, FK_SHFL, FK_FLOAT, FK_CVT_F2F = range(50)
