@@ -394,6 +394,25 @@ def test_unordered_float_compare(cmp, fn):
     np.testing.assert_array_equal(got, np.where(on, want, 7).astype(np.int32))
 
 
+@pytest.mark.parametrize("t,dt", [("s16", np.int16), ("u16", np.uint16)])
+def test_16_bit_mov_setp_selp_fast_paths(t, dt):
+    """16-bit mov, setp and selp (`pathfinder`'s flags) run on the integer
+    fast paths with the type's 16-bit canonical form: a guarded minimum of
+    signed or unsigned halves, and 65535 below 0 only as s16; lanes a
+    guard turns off keep their value."""
+    a, b = ints(dt), ints(dt)[::-1].copy()
+    body = (f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.{t} D, 7;\n @%p5 setp.lt.{t} %p6, A, B;\n"
+            f" @%p5 selp.{t} D, A, B, %p6;")
+    code = Device().load_module(op_kernel(body, t, t, None, t), source="<t>").kernel("k").code
+    rows = (code[:, isa.F_TYPE] & 15) == 2
+    alu = rows & np.isin(code[:, isa.F_OP], [isa.OP_MOV, isa.OP_SETP, isa.OP_SELP])
+    assert set(code[alu, isa.F_FAST]) == {isa.FK_MOV, isa.FK_SETP_INT, isa.FK_SELP}
+    on = np.arange(N) % 2 == 1
+    np.testing.assert_array_equal(run_op(body, t, a, t, b), np.where(on, np.minimum(a, b), 7).astype(dt))
+    body = f"mov.u16 %h5, 65535;\n setp.lt.{t} %p6, %h5, 0;\n selp.u32 D, 1, 0, %p6;"
+    np.testing.assert_array_equal(run_op(body, "u32", np.zeros(N, np.uint32)), np.full(N, t == "s16"))
+
+
 def test_predicate_logic_and_bit_punning():
     a, b = ints(np.int32), ints(np.int32)[::-1].copy()
     body = ("setp.lt.s32 %p2, A, 0;\n setp.gt.s32 %p3, B, 0;\n xor.pred %p4, %p2, %p3;\n not.pred %p5, %p4;\n"

@@ -558,8 +558,15 @@ def _direct_kind(row) -> int:
         return _PRED_LOGIC.get(op, isa.FK_NONE)
     if op == isa.OP_MUL and sub == isa.MUL_WIDE and kind in (isa.TK_U, isa.TK_S) and size == 2:
         return isa.FK_IMUL_WIDE     # 16 x 16 bits into 32 (histogram's bin offsets)
-    if op == isa.OP_SELP and size in (4, 8):    # a copy of the selected operand's bits, any 32/64-bit type
+    if op == isa.OP_SELP and size in (2, 4, 8):    # the selected operand's bits, canonical for the type
         return isa.FK_SELP
+    if kind in (isa.TK_U, isa.TK_S) and size == 2:
+        # 16-bit flags (`pathfinder`'s, `lbm`'s): mov and setp, canonical to 16 bits as the others to 32
+        if op == isa.OP_MOV:
+            return isa.FK_MOV
+        if op == isa.OP_SETP and row[isa.F_TYPE2] == 0 and sub < 6:
+            return isa.FK_SETP_INT
+        return isa.FK_NONE
     if is_int:
         if op == isa.OP_BFI and row[isa.F_SK0 + 4] == isa.K_IMM and row[isa.F_SK0 + 6] == isa.K_IMM and \
                 row[isa.F_SK0] == isa.K_REG and row[isa.F_SK0 + 2] == isa.K_REG:

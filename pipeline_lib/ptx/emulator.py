@@ -1056,8 +1056,10 @@ def fast_alu(fk, op, t, sub, mask, SEL, R, od, ka, va_, kb, vb_, kc, vc_, rbase,
     signed = (t >> 4) == TK_S
     if fk == FK_MOV and (t >> 4) == TK_F:
         signed = False
-    M = np.int64(-1) if size == 8 else np.int64(0xFFFFFFFF)
-    S = np.int64(0x80000000) if (signed and size == 4) else np.int64(0)
+    # canonical forms ((x & M) ^ S) - S; 16 bits for mov, setp and selp (mul.wide has its own)
+    M = np.int64(-1) if size == 8 else (np.int64(0xFFFF) if size == 2 else np.int64(0xFFFFFFFF))
+    S = np.int64(0x80000000) if (signed and size == 4) else (np.int64(0x8000) if (signed and size == 2) else
+                                                              np.int64(0))
     if fk <= FK_MOV or fk == FK_SETP_INT:
         if fk == FK_MOV:
             for l in range(32):
