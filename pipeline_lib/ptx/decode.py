@@ -513,7 +513,8 @@ def fast_kind(row) -> int:
 
 
 def _direct_kind(row) -> int:
-    """:func:`fast_kind`'s paths computed straight from the register file."""
+    """:func:`fast_kind` chosen by operation, type and operands, without the
+    f32 forms left to isa.FK_FLOAT and isa.FK_CVT_F2F."""
     op, t, ns = int(row[isa.F_OP]), int(row[isa.F_TYPE]), int(row[isa.F_NS])
     if op in (isa.OP_LD, isa.OP_ST) and row[isa.F_VEC] == 1 and row[isa.F_SPACE] in (isa.SP_GLOBAL, isa.SP_SHARED):
         if op == isa.OP_ST and row[isa.F_SK0] not in (isa.K_REG, isa.K_IMM):
