@@ -6,7 +6,7 @@ P, Q replaced by registers of the right width) and stores D.
 """
 import numpy as np
 
-from pipeline_lib.ptx import Device
+from pipeline_lib.ptx import Device, isa
 
 _REG = {  # (kind, size) -> register names for A, B, C, D
     ("b", 1): ("%h1", "%h2", "%h3", "%h4"), ("b", 2): ("%h1", "%h2", "%h3", "%h4"),
@@ -75,11 +75,22 @@ $DONE:
 """
 
 
-def run_op(body, ta, a, tb=None, b=None, tc=None, c=None, td=None):
+def op_code(body, ta, tb=None, tc=None, td=None) -> np.ndarray:
+    """The decoded code table of :func:`run_op`'s kernel (one row per instruction)."""
+    return Device().load_module(op_kernel(body, ta, tb, tc, td or ta), source="<test>").kernel("k").code
+
+
+def run_op(body, ta, a, tb=None, b=None, tc=None, c=None, td=None, fast_off=()):
+    """Run ``body`` on one thread per element of ``a`` (and ``b``, ``c``) and
+    return D.  ``fast_off``: fast kinds (``isa.FK_*``) whose rows are sent
+    down the general path instead, to compare a fast path with it."""
     td = td or ta
     n = len(a)
     dev = Device()
     mod = dev.load_module(op_kernel(body, ta, tb, tc, td), source="<test>")
+    if fast_off:
+        code = mod.kernel("k").code
+        code[np.isin(code[:, isa.F_FAST], fast_off), isa.F_FAST] = isa.FK_NONE
     bufs = [dev.to_device(np.asarray(x, NP[t])) if t else dev.zeros(1, np.uint8)
             for t, x in ((ta, a), (tb, b), (tc, c))]
     out = dev.zeros(n, NP[td])

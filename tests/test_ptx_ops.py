@@ -3,11 +3,12 @@ import numpy as np
 import pytest
 from numba import njit
 
-from pipeline_lib.intrinsics import lowest_bit, popcount, prefetch
+from pipeline_lib.intrinsics import (bits_of_f32, bits_of_f64, f32_of_bits, f64_of_bits, lowest_bit, popcount, prefetch,
+                                     sort8, sort16, sort32)
 from pipeline_lib.ptx import Device, isa
-from pipeline_lib.ptx.emulator import fma32
+from pipeline_lib.ptx.emulator import fma32, sort_lines
 from pipeline_lib.ptx.fpmath import fma_f32
-from ptx_harness import op_kernel, run_op
+from ptx_harness import op_code, run_op
 
 RNG = np.random.default_rng(7)
 N = 200
@@ -100,7 +101,7 @@ def test_mul_wide_fast_path_keeps_guarded_off_lanes(t, dt, wide):
     a, b = ints(dt), ints(dt)[::-1].copy()
     td = t[0] + str(2 * np.dtype(dt).itemsize * 8)
     body = f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.{td} D, 7;\n @%p5 mul.wide.{t} D, A, B;"
-    code = Device().load_module(op_kernel(body, t, t, None, td), source="<t>").kernel("k").code
+    code = op_code(body, t, t, None, td)
     assert isa.FK_IMUL_WIDE in code[:, isa.F_FAST]
     prod = (a.astype(object) * b.astype(object)).astype(wide)
     want = np.where(np.arange(len(a)) % 2 == 1, prod, wide(7))
@@ -128,7 +129,7 @@ def test_fast_paths_in_a_row_under_changing_guards():
     a, b = ints(np.int32), ints(np.int32)[::-1].copy()
     body = ("and.b32 %r9, %r4, 3;\n setp.eq.s32 %p5, %r9, 0;\n setp.eq.s32 %p6, %r9, 1;\n"
             " mov.s32 D, 7;\n @%p5 add.s32 D, A, B;\n @%p6 sub.s32 D, A, B;\n @!%p5 xor.b32 D, D, 1;")
-    code = Device().load_module(op_kernel(body, "s32", "s32", None, "s32"), source="<t>").kernel("k").code
+    code = op_code(body, "s32", "s32", None, "s32")
     assert {isa.FK_IADD, isa.FK_ISUB, isa.FK_XOR} <= set(code[:, isa.F_FAST])
     lane = np.arange(len(a)) % 4
     wide_a = a.astype(np.int64)
@@ -147,7 +148,7 @@ def test_fast_paths_whose_destination_is_a_source(op, fk, want):
     it."""
     a, b = ints(np.int32), ints(np.int32)[::-1].copy()
     body = f"and.b32 %r9, %r4, 3;\n setp.eq.s32 %p5, %r9, 0;\n setp.lt.s32 %p6, A, B;\n mov.b32 D, A;\n @!%p5 {op};"
-    code = Device().load_module(op_kernel(body, "s32", "s32", None, "s32"), source="<t>").kernel("k").code
+    code = op_code(body, "s32", "s32", None, "s32")
     assert fk in code[:, isa.F_FAST]
     on = np.arange(len(a)) % 4 != 0
     np.testing.assert_array_equal(run_op(body, "s32", a, "s32", b), np.where(on, want(a, b), a))
@@ -248,7 +249,7 @@ def test_bfi_fast_path_with_a_fixed_field(t, dt):
                     (64, 4), (200, 8), (8, 255), (256 + 4, 4)]:
         body = (f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.{t} D, 7;\n"
                 f" @%p5 bfi.{t} D, A, B, {pos}, {ln};")
-        code = Device().load_module(op_kernel(body, t, t, None, t), source="<t>").kernel("k").code
+        code = op_code(body, t, t, None, t)
         assert isa.FK_BFI in code[:, isa.F_FAST]
         want = np.array([bfi(x, y, pos, ln) if o else 7 for x, y, o in zip(a, b, on)], dtype=object).astype(dt)
         np.testing.assert_array_equal(run_op(body, t, a, t, b), want, err_msg=f"pos {pos} len {ln}")
@@ -383,7 +384,7 @@ def test_unordered_float_compare(cmp, fn):
     b[[20, 21]] = [np.nan, a[21]]
     body = f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.s32 D, 7;\n @%p5 setp.{cmp}.f32 %p2, A, B;\n" \
            " @%p5 selp.s32 D, 1, 0, %p2;"
-    code = Device().load_module(op_kernel(body, "f32", "f32", None, "s32"), source="<t>").kernel("k").code
+    code = op_code(body, "f32", "f32", None, "s32")
     assert (code[(code[:, isa.F_OP] == isa.OP_SETP) & (code[:, isa.F_TYPE] == isa.T_F32), isa.F_FAST]
             == isa.FK_SETP_F32).tolist() == [True]
     got = run_op(body, "f32", a, "f32", b, td="s32")
@@ -403,7 +404,7 @@ def test_16_bit_mov_setp_selp_fast_paths(t, dt):
     a, b = ints(dt), ints(dt)[::-1].copy()
     body = (f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.{t} D, 7;\n @%p5 setp.lt.{t} %p6, A, B;\n"
             f" @%p5 selp.{t} D, A, B, %p6;")
-    code = Device().load_module(op_kernel(body, t, t, None, t), source="<t>").kernel("k").code
+    code = op_code(body, t, t, None, t)
     rows = (code[:, isa.F_TYPE] & 15) == 2
     alu = rows & np.isin(code[:, isa.F_OP], [isa.OP_MOV, isa.OP_SETP, isa.OP_SELP])
     assert set(code[alu, isa.F_FAST]) == {isa.FK_MOV, isa.FK_SETP_INT, isa.FK_SELP}
@@ -440,7 +441,7 @@ def test_special_register_fast_path_keeps_guarded_off_lanes():
                       ("%nctaid.x", np.full(N, (N + 63) // 64)), ("%laneid", lane), ("%warpid", (i % 64) // 32),
                       ("%lanemask_lt", (1 << lane) - 1), ("%lanemask_ge", (0xFFFFFFFF << lane) & 0xFFFFFFFF)]:
         body = f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.u32 D, 7;\n @%p5 mov.u32 D, {reg};"
-        code = Device().load_module(op_kernel(body, "u32", None, None, "u32"), source="<t>").kernel("k").code
+        code = op_code(body, "u32", None, None, "u32")
         assert isa.FK_MOV_SPECIAL in code[:, isa.F_FAST], reg
         np.testing.assert_array_equal(run_op(body, "u32", a), np.where(on, want, 7).astype(np.uint32), err_msg=reg)
 
@@ -458,7 +459,7 @@ def test_shfl_fast_path_keeps_guarded_off_lanes(mode):
     body = (f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.u32 D, 7;\n setp.ne.s32 %p6, %r9, 0;\n"
             f" @%p5 shfl.sync.{mode}.b32 D|%p6, A, {delta}, {clamp}, -1;\n selp.u32 %r10, 1, 0, %p6;\n"
             f" shl.b32 %r10, %r10, 31;\n xor.b32 D, D, %r10;")
-    code = Device().load_module(op_kernel(body, "u32", None, None, "u32"), source="<t>").kernel("k").code
+    code = op_code(body, "u32", None, None, "u32")
     assert isa.FK_SHFL in code[:, isa.F_FAST]
     seg = (clamp >> 8) & 31
     cval = clamp & 31
@@ -517,19 +518,8 @@ def test_f32_row_fast_paths_give_the_general_path_bits(body, kind):
     b, c = a[::-1].copy(), np.roll(a, 7)
     a[8:12] = [np.nan, -np.nan, 2.5e-39, -2.5e-39]
     b[12:14] = [0.0, -1e-41]
-    outs = []
-    for general in (False, True):
-        dev = Device()
-        mod = dev.load_module(op_kernel(body, "f32", "f32", "f32", "f32"), source="<t>")
-        code = mod.kernel("k").code
-        rows = code[:, isa.F_FAST] == kind
-        assert rows.sum() == 1, body
-        if general:
-            code[rows, isa.F_FAST] = isa.FK_NONE
-        bufs = [dev.to_device(x) for x in (a, b, c)]
-        out = dev.zeros(N, np.float32)
-        dev.launch(mod, "k", ((N + 63) // 64,), (64,), [out, *bufs, N])
-        outs.append(dev.from_device(out, np.float32, N).view(np.uint32))
+    assert (op_code(body, "f32", "f32", "f32")[:, isa.F_FAST] == kind).sum() == 1, body
+    outs = [run_op(body, "f32", a, "f32", b, "f32", c, fast_off=off).view(np.uint32) for off in ((), (kind,))]
     np.testing.assert_array_equal(outs[0], outs[1])
     off = np.arange(N) % 2 == 0
     assert (outs[0][off] == np.float32(7.0).view(np.uint32)).all()
@@ -565,7 +555,7 @@ def test_f32_fast_paths_through_the_general_paths_lane_op_keep_guarded_off_lanes
     a, b = floats(np.float32), floats(np.float32)[::-1].copy()
     a[11], b[13] = np.nan, np.nan
     body = "and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.f32 D, 0f3F800000;\n @%p5 " + op
-    code = Device().load_module(op_kernel(body, "f32", "f32", None, "f32"), source="<t>").kernel("k").code
+    code = op_code(body, "f32", "f32", None, "f32")
     assert kind in code[:, isa.F_FAST]
     with np.errstate(all="ignore"):
         want = np.where(np.arange(len(a)) % 2 == 1, fn(a, b), 1.0).astype(np.float32)
@@ -584,7 +574,7 @@ def test_f32_arithmetic_fast_paths_keep_guarded_off_lanes(op, fn, kind):
     a, b = floats(np.float32), floats(np.float32)[::-1].copy()
     a[11], b[13], a[15], b[15] = np.nan, np.nan, np.inf, 0.0    # inf * 0: the invalid operation
     body = "and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.f32 D, 0f3F800000;\n @%p5 " + op
-    code = Device().load_module(op_kernel(body, "f32", "f32", None, "f32"), source="<t>").kernel("k").code
+    code = op_code(body, "f32", "f32", None, "f32")
     assert kind in code[:, isa.F_FAST]
     with np.errstate(all="ignore"):
         want = np.where(np.arange(len(a)) % 2 == 1, fn(a, b), np.float32(1.0)).astype(np.float32)
@@ -630,7 +620,7 @@ def _machine_fma(x, y, z):
 def test_cvt_i2f_fast_path_keeps_guarded_off_lanes(t2):
     a = ints(np.int32 if t2 == "s32" else np.uint32)
     body = f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.f32 D, 0f3F800000;\n @%p5 cvt.rn.f32.{t2} D, A;"
-    code = Device().load_module(op_kernel(body, t2, None, None, "f32"), source="<t>").kernel("k").code
+    code = op_code(body, t2, None, None, "f32")
     assert isa.FK_CVT_I2F in code[:, isa.F_FAST]
     want = np.where(np.arange(len(a)) % 2 == 1, a.astype(np.float32), np.float32(1.0)).astype(np.float32)
     np.testing.assert_array_equal(run_op(body, t2, a, td="f32"), want)
@@ -646,7 +636,7 @@ def test_int_div_rem_fast_paths_keep_guarded_off_lanes(op):
     b[b == 0] = 3
     b[(a == np.iinfo(np.int32).min) & (b == -1)] = 2
     body = f"and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.s32 D, 7;\n @%p5 {op}.s32 D, A, B;"
-    code = Device().load_module(op_kernel(body, "s32", "s32", None, "s32"), source="<t>").kernel("k").code
+    code = op_code(body, "s32", "s32", None, "s32")
     assert (isa.FK_IDIV if op == "div" else isa.FK_IREM) in code[:, isa.F_FAST]
     q = _trunc_div(a, b)
     full = q if op == "div" else a.astype(object) - q * b.astype(object)
@@ -687,7 +677,7 @@ def test_min_max_shr_selp_and_predicate_fast_paths_keep_guarded_off_lanes(t, dt)
         body, kind, second = bodies[name]
         body = (guard + body).replace("BTY", "b" + t[1:]).replace("TY", t)
         tb = "u32" if name == "shr" else t
-        code = Device().load_module(op_kernel(body, t, tb, None, t), source="<t>").kernel("k").code
+        code = op_code(body, t, tb, None, t)
         assert kind in code[:, isa.F_FAST], name
         ops = code[:, isa.F_OP]
         covered = np.isin(ops, [isa.OP_MIN, isa.OP_MAX, isa.OP_SHR, isa.OP_SELP, isa.OP_NOT]) | (
@@ -892,6 +882,43 @@ def test_half_warp_rows_and_broadcasts_match_the_lane_by_lane_path(lanes):
     assert set(nreq[nreq > 0]) >= {1, 2, 16, 32}    # 16 ways in one bank; 32 lines, one per lane
 
 
+UNIFORM = memory_kernel(8, 16, 8, """\
+ mov.u32 %r1, %tid.x;
+ ld.global.s32 %r2, [%rd1+260];
+ ld.global.u64 %rd5, [%rd2+384];
+ mul.wide.u32 %rd6, %r1, 4;
+ add.s64 %rd7, %rd3, %rd6;
+ st.global.u32 [%rd7], %r2;
+ mul.wide.u32 %rd8, %r1, 8;
+ add.s64 %rd9, %rd4, %rd8;
+ st.global.u64 [%rd9], %rd5;
+ ret;
+""")
+
+
+@pytest.mark.parametrize("lanes", [False, True])
+def test_a_global_word_read_by_every_lane_is_one_request(lanes):
+    """A full warp loading one global word (4 and 8 bytes: the coalesced
+    path's own case for it) gets that word in every lane, one request and
+    the word's line, as on the general path that ``lane_addresses`` forces;
+    a partly allocated line still goes lane by lane and faults there."""
+    src32 = np.arange(-40, 40, dtype=np.int32) * 1000003
+    src64 = np.arange(60, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+
+    def run(lane_addresses):
+        return run_memory_kernel(UNIFORM, lane_addresses, src32, src64, 64, 64, (64,))
+
+    o32, o64, stats, nreq, lines = run(lanes)
+    assert (o32 == src32[65]).all() and (o64 == src64[48]).all()
+    loads = np.flatnonzero(nreq > 0)[4:6]     # after the four ld.param: the first warp's two loads
+    assert (nreq[loads] == 1).all()
+    ref = run(True)
+    for got, want in zip((o32, o64, stats, nreq, lines), ref):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(Exception, match=r"out-of-bounds access .* lane 0, pc 5"):
+        run_memory_kernel(UNIFORM, lanes, src32[:64], src64, 64, 64, (64,))
+
+
 GATHER = memory_kernel(8, 16, 8, """\
  mov.u32 %r1, %tid.x;
  mul.wide.u32 %rd5, %r1, 4;
@@ -939,7 +966,7 @@ def test_immediates_of_the_fast_alu_paths_come_from_rows_of_the_register_file():
     body = ("mad.lo.s32 %r20, A, 3, -7;\n selp.s32 %r21, 11, A, %p1;\n add.s32 %r22, %r20, 1000;\n"
             " mul.lo.s32 %r23, %r21, -3;\n add.s32 %r24, %r22, %r23;\n bfe.u32 %r25, A, 4, 8;\n"
             " add.s32 %r24, %r24, %r25;\n xor.b32 D, %r24, 0x5a5a;")
-    code = Device().load_module(op_kernel(body, "s32", None, None, "s32"), source="<t>").kernel("k").code
+    code = op_code(body, "s32", None, None, "s32")
     base = 4096
     new, values = immediate_rows(code, base)
     alu = (code[:, isa.F_FAST] > isa.FK_NONE) & (code[:, isa.F_FAST] < isa.FK_LD_GLOBAL)
@@ -1007,3 +1034,84 @@ def test_prefetch_is_a_hint_that_cannot_fault():
     idx = np.array([5, -1, 999, 1 << 40, -(1 << 40), 1 << 62, 7, -(1 << 63)], np.int64)
     assert _prefetched_sum(a, idx) == 5 + 999 + 7
 
+
+
+@njit
+def _sorted_lines(lines, ms):
+    buf = np.zeros(64, np.int64)
+    out = np.full((len(ms), 33), -1, np.int64)
+    for k in range(len(ms)):
+        for i in range(ms[k]):
+            buf[i] = lines[k, i]
+        n = sort_lines(buf, ms[k])
+        out[k, 0] = n
+        for i in range(n):
+            out[k, 1 + i] = buf[i]
+    return out
+
+
+@njit
+def _sort_networks(x):
+    out = np.empty((3, len(x)), np.int64)
+    for r in range(3):
+        out[r] = x
+    sort8(out[0])
+    sort16(out[1])
+    sort32(out[2])
+    return out
+
+
+def test_sorting_networks_and_the_line_lists_they_sort():
+    """The vector sorting networks sort the first 8, 16 or 32 of any int64
+    values (negative, repeated, extreme) and leave the rest; sort_lines, which pads a line list with the largest
+    int64 before it, gives np.unique of the list for every length up to 32,
+    in order or not, with repeats near and far."""
+    rng = np.random.default_rng(5)
+    for x in (rng.integers(-(1 << 63), (1 << 63) - 1, 32, dtype=np.int64), rng.integers(-3, 3, 32),
+              np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min] * 16), np.arange(32)[::-1].copy()):
+        x = x.astype(np.int64)
+        got = _sort_networks(np.concatenate([x, [7, 7]]))
+        for r, w in enumerate((8, 16, 32)):
+            np.testing.assert_array_equal(got[r, :w], np.sort(x[:w]))
+            np.testing.assert_array_equal(got[r, w:], np.concatenate([x[w:], [7, 7]]))
+    ms = np.concatenate([np.arange(1, 33), rng.integers(1, 33, 300)]).astype(np.int64)
+    lines = (rng.integers(0, 40, (len(ms), 32)) * 128 + (1 << 45)).astype(np.int64)
+    lines[:32] = np.sort(lines[:32], axis=1)          # in order, repeats included
+    got = _sorted_lines(lines, ms)
+    for k, m in enumerate(ms):
+        want = np.unique(lines[k, :m])
+        assert got[k, 0] == len(want), (k, m)
+        np.testing.assert_array_equal(got[k, 1:1 + len(want)], want)
+
+
+@njit
+def _bitcasts(f, d, v):
+    out = np.empty((len(f), 4), np.int64)
+    back = np.empty((len(f), 2), np.float64)
+    for i in range(len(f)):
+        out[i, 0] = bits_of_f32(f[i])
+        out[i, 1] = bits_of_f64(d[i])
+        back[i, 0] = f32_of_bits(v[i])
+        back[i, 1] = f64_of_bits(v[i])
+        out[i, 2] = bits_of_f32(f32_of_bits(v[i]))
+        out[i, 3] = bits_of_f64(f64_of_bits(v[i]))
+    return out, back
+
+
+def test_float_bit_casts():
+    """The atomics' float bit casts: an f32's bits zero-extended, an f64's
+    as they are, and back from the low 32 or all 64 bits of an integer,
+    NaN payloads, signed zeros, subnormals and infinities kept."""
+    f = np.array([0.0, -0.0, 1.5, -2.5e-41, np.inf, -np.inf, np.nan, 3.4e38], np.float32)
+    f[6] = np.uint32(0xFFC00123).view(np.float32)
+    d = np.array([0.0, -0.0, 1.5, -5e-324, np.inf, -np.inf, np.nan, 1e308])
+    d[6] = np.uint64(0x7FF8000000000ABC).view(np.float64)
+    v = np.array([0, 1 << 31, 0x7F800001, (5 << 40) | 0x3FC00000, -1, 0x4000000000000000, 0x7FF0000000000001,
+                  -(1 << 63)], np.int64)
+    out, back = _bitcasts(f, d, v)
+    np.testing.assert_array_equal(out[:, 0], f.view(np.uint32).astype(np.int64))
+    np.testing.assert_array_equal(out[:, 1], d.view(np.int64))
+    np.testing.assert_array_equal(out[:, 2], v & 0xFFFFFFFF)
+    np.testing.assert_array_equal(out[:, 3], v)
+    np.testing.assert_array_equal(np.float32(back[2, 0]), np.uint32(0x7F800001).view(np.float32))
+    assert back[3, 0] == 1.5 and back[5, 1] == 2.0 and np.signbit(back[1, 0]) and back[7, 1] == 0.0

@@ -31,7 +31,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ..intrinsics import lowest_bit, popcount, prefetch
+from ..intrinsics import bits_of_f32, bits_of_f64, f32_of_bits, f64_of_bits, lowest_bit, popcount, prefetch, sort8, sort16, sort32
 from . import isa
 from .isa import (FK_AND, FK_ATOM_GLOBAL, FK_ATOM_SHARED, FK_BFI, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FABS,
                   FK_FADD, FK_FDIV, FK_FMAX, FK_FMIN, FK_FMUL, FK_FNEG, FK_FSQRT, FK_FSUB, FK_IADD, FK_IDIV,
@@ -62,6 +62,7 @@ E_OK, E_OOB, E_MISALIGNED, E_INSTR_LIMIT, E_BAD_OP, E_STACK, E_BAD_SPACE = (
  OP_COS, OP_LG2, OP_EX2, OP_COPYSIGN, OP_LD, OP_ST, OP_ATOM, OP_RED, OP_BAR, OP_BRA, OP_RET,
  OP_EXIT, OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_MEMBAR, OP_TESTP, OP_TANH) = range(len(isa.OPS))
 INT64_MIN = np.int64(-9223372036854775808)
+INT64_MAX = np.int64(9223372036854775807)
 
 # block-stat columns
 BS_THREAD_INSTRS, BS_WARP_INSTRS, BS_GLOBAL_REQS, BS_LOCAL_REQS, BS_SHARED_INSTRS, BS_SHARED_WAYS, BS_THREADS = range(7)
@@ -206,31 +207,6 @@ def int_cmp(cmp, t, a, b):
         a = a ^ INT64_MIN
         b = b ^ INT64_MIN
     return _compare_ordered(cmp % 6 if cmp < 12 else 0, a, b)
-
-
-@njit(cache=True)
-def bits_of_f32(x, scratch):
-    scratch[0] = 0
-    scratch.view(np.float32)[0] = x
-    return scratch[0] & 0xFFFFFFFF
-
-
-@njit(cache=True)
-def f32_of_bits(v, scratch):
-    scratch[0] = v
-    return scratch.view(np.float32)[0]
-
-
-@njit(cache=True)
-def bits_of_f64(x, scratch):
-    scratch.view(np.float64)[0] = x
-    return scratch[0]
-
-
-@njit(cache=True)
-def f64_of_bits(v, scratch):
-    scratch[0] = v
-    return scratch.view(np.float64)[0]
 
 
 @njit(cache=True)
@@ -387,7 +363,7 @@ def count_requests(glob, nreq, bs, ws):
 
 
 @njit(inline="always", cache=True)
-def lane_access(op, aop, t, tsize, vec, code, pc, m8, m16, m32, m64, i, R, rbase, l, va, vb, vc, vd, d0, scratch):
+def lane_access(op, aop, t, tsize, vec, code, pc, m8, m16, m32, m64, i, R, rbase, l, va, vb, vc, vd, d0):
     """One lane's load, store or atomic at byte index i of the given memory."""
     tkind = t >> 4
     if op == OP_LD:
@@ -414,25 +390,25 @@ def lane_access(op, aop, t, tsize, vec, code, pc, m8, m16, m32, m64, i, R, rbase
             new = canon(vb[l], t) if old == bval else old
         elif tkind == TK_F:
             if tsize == 4:
-                fo = f32_of_bits(old, scratch)
-                fb = f32_of_bits(bval, scratch)
+                fo = f32_of_bits(old)
+                fb = f32_of_bits(bval)
                 if aop == 0:
                     fn = np.float32(fo + fb)
                 elif aop == 1:
                     fn = fmin(fo, fb)
                 else:
                     fn = fmax(fo, fb)
-                new = bits_of_f32(np.float32(fn), scratch)
+                new = bits_of_f32(np.float32(fn))
             else:
-                do = f64_of_bits(old, scratch)
-                db = f64_of_bits(bval, scratch)
+                do = f64_of_bits(old)
+                db = f64_of_bits(bval)
                 if aop == 0:
                     dn = do + db
                 elif aop == 1:
                     dn = fmin(do, db)
                 else:
                     dn = fmax(do, db)
-                new = bits_of_f64(dn, scratch)
+                new = bits_of_f64(np.float64(dn))
         elif aop == 8:  # inc: wrap to 0 at >= b
             new = 0 if not ult(old, bval) else canon(old + 1, t)
         elif aop == 9:  # dec
@@ -466,7 +442,7 @@ def fma32(typingctx, x, y, z):
 
 
 @njit(inline="always", cache=True)
-def _fma_rn_f32(x, y, z, scratch):
+def _fma_rn_f32(x, y, z):
     """Fused f32 multiply-add, round to nearest even (fpmath.fma_f32). The
     exact pair rounding is needed only when s = fl64(x*y + z) is inexact and
     lies exactly halfway between two f32 values (then the double rounding may
@@ -534,36 +510,38 @@ def prefetch_lanes(m, mask, Ra, off, shift):
 @njit(inline="always", cache=True)
 def sort_lines(lines_tmp, m):
     """Sort the line addresses lines_tmp[:m] (at most 32, in lane order with
-    consecutive repeats dropped) and drop the repeats, as
-    an insertion lane by lane into a sorted list would; return the count.  Lines already
-    in increasing order are left as they are.  Otherwise each line goes to
-    its rank, the number of smaller lines, counted over all m without a
-    branch (a loop the compiler vectorises), in lines_tmp[32:]; repeats of
-    a line take the same slot, and the slots left empty (-1, which no line
-    address, a multiple of 128, can be) are squeezed out.
+    consecutive repeats dropped) and drop the repeats, as an insertion lane
+    by lane into a sorted list would; return the count.  Lines already in
+    increasing order are left as they are.  Otherwise the first 8, 16 or
+    32 slots, the fewest that hold them, padded with the largest int64, go
+    through a sorting network on the host's vector registers
+    (:func:`~pipeline_lib.intrinsics.sort32`) and the repeats, now
+    neighbours, are squeezed out.
     An insertion per lane cost a search and a shift, each ended by a
-    mispredicted branch: a fifth of `cfd`'s samples, whose gathers touch
-    28-32 lines in no order."""
+    mispredicted branch (a fifth of `cfd`'s samples, whose gathers touch
+    28-32 lines in no order); counting each line's rank over all m, in
+    vector compares, then took a quarter of them."""
     i = 1
     while i < m and lines_tmp[i] > lines_tmp[i - 1]:
         i += 1
     if i >= m:
         return m
-    src = lines_tmp[:m]
-    out = lines_tmp[32:32 + m]
-    for i in range(m):
-        out[i] = -1
-    for i in range(m):
-        x = src[i]
-        r = 0
-        for j in range(m):
-            r += src[j] < x
-        out[r] = x
-    n = 0
-    for i in range(m):
-        v = out[i]
+    w = 8 if m <= 8 else (16 if m <= 16 else 32)     # the smallest network that holds them
+    for i in range(m, w):
+        lines_tmp[i] = INT64_MAX
+    if w == 8:
+        sort8(lines_tmp)
+    elif w == 16:
+        sort16(lines_tmp)
+    else:
+        sort32(lines_tmp)
+    prev = lines_tmp[0]
+    n = 1
+    for i in range(1, m):    # the last repeat's slot is written and then passed over
+        v = lines_tmp[i]
         lines_tmp[n] = v
-        n += v != -1
+        n += v != prev
+        prev = v
     return n
 
 
@@ -607,6 +585,18 @@ def _coalesced(is_ld, glob, size, t, S, R, ab, aoff, od, ka, va_, rbase, m32, m6
     if dev != 0 or h < 0 or h > limit or (a0 | a1 | h) & (size - 1):
         return 0
     if h != size or a1 != a0 + 16 * size:
+        if is_ld and glob and h == 0 and a1 == a0:
+            # one global word read by every lane (`kmeans`' centroids[c * nf + f]): one line, one check,
+            # here rather than through the call, which pushes some sixty words
+            i0 = a0 - base
+            if i0 < 0 or i0 > limit - size or shadow[limit + (i0 >> 7)] == 0:
+                return 0
+            v = (np.int64(m32[i0 >> 2]) ^ S) - S if size == 4 else canon(m64[i0 >> 3], t)
+            D = R[od:od + 32]
+            for l in range(32):
+                D[l] = v
+            lines_tmp[0] = a0 & ~np.int64(127)
+            return 1
         if is_ld and not glob and size == 4 and (h == 0 or (h == 4 and a1 == a0)):
             # a word broadcast to each half-warp, or one row read by both (`matmul`'s inner loop):
             # here rather than through the call, which passes some twenty arguments
@@ -1028,7 +1018,7 @@ def _fast_select_logic(fk, size, signed, M, S, SEL, D, A, B, C, alias):
 
 
 @njit(inline="always", cache=True)
-def fast_alu(fk, op, t, sub, mask, SEL, R, od, ka, va_, kb, vb_, kc, vc_, rbase, scratch, Tf, Tu):
+def fast_alu(fk, op, t, sub, mask, SEL, R, od, ka, va_, kb, vb_, kc, vc_, rbase, Tf, Tu):
     """Execute a fast-path instruction (isa.FK_*; ``op`` its opcode, which
     the forms that call the general path's lane operation pass on) for the
     lanes in mask (``SEL``: the same lanes as 32 selects, 0 or all ones, for
@@ -1188,7 +1178,7 @@ def fast_alu(fk, op, t, sub, mask, SEL, R, od, ka, va_, kb, vb_, kc, vc_, rbase,
         if nan:
             for l in range(32):
                 if Tf[l] != Tf[l]:
-                    Tf[l] = _fma_rn_f32(Af[2 * l], Bf[2 * l], Cf[2 * l], scratch)
+                    Tf[l] = _fma_rn_f32(Af[2 * l], Bf[2 * l], Cf[2 * l])
     merge_f32(D, Tu, SEL)
 
 
@@ -1363,7 +1353,7 @@ def memory_requests(mask, rec_space, addr, lspace, wid, lwords, work, bs, ws):
     """The requests of a general-path memory instruction: distinct 128-byte
     lines (global and local), bank-conflict ways (shared) or distinct
     addresses (constant); counted into the block and warp statistics."""
-    lines_tmp, bank_cnt, bank_words = work[3], work[4], work[5]
+    lines_tmp, bank_cnt, bank_words = work[2], work[3], work[4]
     nreq = 0
     if rec_space == SP_GLOBAL or rec_space == SP_LOCAL or rec_space == SP_GENERIC:
         for l in range(32):
@@ -1406,7 +1396,7 @@ def memory_requests(mask, rec_space, addr, lspace, wid, lwords, work, bs, ws):
 
 @njit(inline="always", cache=True)
 def fast_atom(code, pc, t, mask, shared, R, rbase, V, m8, m16, m32, m64, gbase, limit, gshadow, lines_tmp,
-              bank_cnt, bank_words, scratch, err, b, w):
+              bank_cnt, bank_words, err, b, w):
     """atom/red on one global or shared word per lane (isa.FK_ATOM_GLOBAL,
     isa.FK_ATOM_SHARED; sources already in ``V``; ``m8`` .. ``m64`` the
     space's memory, ``limit`` its size in bytes, shared memory's for a
@@ -1451,7 +1441,7 @@ def fast_atom(code, pc, t, mask, shared, R, rbase, V, m8, m16, m32, m64, gbase, 
         mm &= mm - 1
         a = aoff + Ra[l] if abase >= 0 else aoff
         lane_access(op, code[pc, F_SUB], t, tsize, 1, code, pc, m8, m16, m32, m64, a - base, R, rbase, l,
-                    V[0], V[1], V[2], V[3], code[pc, F_D0], scratch)
+                    V[0], V[1], V[2], V[3], code[pc, F_D0])
     return nreq
 
 
@@ -1519,7 +1509,7 @@ def exec_memory(code, pc, mask, b, w, wid, rbase, R, V, views, gshadow, work, ge
     t = code[pc, F_TYPE]
     gbase, smem_size, local_size = geo[12], geo[9], geo[10]
     lwords = (local_size + 3) // 4
-    addr, lspace, scratch = work[0], work[1], work[2]
+    addr, lspace = work[0], work[1]
     G, C, P, S, L = views
     rc, rec_space = lane_addresses(code, pc, op, mask, R, rbase, G, C, P, gshadow, gbase, smem_size, local_size,
                                    addr, lspace, err, b, w)
@@ -1550,8 +1540,7 @@ def exec_memory(code, pc, mask, b, w, wid, rbase, R, V, views, gshadow, work, ge
         else:
             m = P
             i = a
-        lane_access(op, aop, t, tsize, vec, code, pc, m[0], m[1], m[2], m[3], i, R, rbase, l, va, vb, vc, vd, d0,
-                    scratch)
+        lane_access(op, aop, t, tsize, vec, code, pc, m[0], m[1], m[2], m[3], i, R, rbase, l, va, vb, vc, vd, d0)
     return 0, memory_requests(mask, rec_space, addr, lspace, wid, lwords, work, bs, ws), rec_space
 
 
@@ -2077,7 +2066,7 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
     instr_limit, lane_on); ``mem`` = the global, const, param, shared and
     local memories (bytes) and the global shadow; ``R`` the register file;
     ``V`` the operand rows a, b, c, d and result rows r, r2; ``work`` =
-    (addr, lspace, scratch, lines_tmp, bank_cnt, bank_words, SEL); ``tids`` =
+    (addr, lspace, lines_tmp, bank_cnt, bank_words, SEL); ``tids`` =
     thread indices; ``warps`` = (spc, srpc, smask, depth, status), the SIMT
     stacks; ``trace`` = (warp, pc, mask, space, nreq, lines, lane
     addresses).
@@ -2096,7 +2085,7 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
     G, C, P, S, L = views
     gshadow = mem[5]
     vrf, vru = V[4].view(np.float32), V[4].view(np.uint32)
-    addr, lspace, scratch, lines_tmp, bank_cnt, bank_words, SEL = work
+    addr, lspace, lines_tmp, bank_cnt, bank_words, SEL = work
     # SEL: the lane selects of the fast paths' merges, -((mask >> l) & 1) per lane, filled when the
     # mask changes.  Computed inside each lane loop, the select let LLVM turn
     # ``D[l] = old ^ ((new ^ old) & sel)`` into masked vector stores (vpmaskmovq), slow on AMD Zen
@@ -2186,11 +2175,11 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                             fetch_sources(V, code, pc, code[pc, F_NS], R, rbase, w, tids, geo, cta, ws[WS_WARP_INSTRS])
                             if fk == FK_ATOM_GLOBAL:
                                 nreq = fast_atom(code, pc, t, mask, False, R, rbase, V, G[0], G[1], G[2], G[3], gbase,
-                                                 len(G[0]), gshadow, lines_tmp, bank_cnt, bank_words, scratch, err,
+                                                 len(G[0]), gshadow, lines_tmp, bank_cnt, bank_words, err,
                                                  b, w)
                             else:
                                 nreq = fast_atom(code, pc, t, mask, True, R, rbase, V, S[0], S[1], S[2], S[3], gbase,
-                                                 smem_size, gshadow, lines_tmp, bank_cnt, bank_words, scratch, err,
+                                                 smem_size, gshadow, lines_tmp, bank_cnt, bank_words, err,
                                                  b, w)
                             if nreq < 0:
                                 return 2
@@ -2205,7 +2194,7 @@ def _interp(code, geo, flags, mem, R, V, work, tids, warps, trace, blk_stats, wa
                     elif fk != FK_NONE:
                         fast_alu(fk, code[pc, F_OP], t, code[pc, F_SUB], mask, SEL, R, rbase + code[pc, F_D0] * 32,
                                  code[pc, F_SK0], code[pc, F_SV0], code[pc, F_SK0 + 2], code[pc, F_SV0 + 2],
-                                 code[pc, F_SK0 + 4], code[pc, F_SV0 + 4], rbase, scratch, vrf, vru)
+                                 code[pc, F_SK0 + 4], code[pc, F_SV0 + 4], rbase, vrf, vru)
                     else:
                         op = code[pc, F_OP]
                         if op == OP_BRA or op == OP_RET or op == OP_EXIT or op == OP_BAR:
@@ -2295,7 +2284,7 @@ def run_blocks(code, n_regs, grid, block, blk_begin, blk_end,
     for i in range(len(imm)):
         R[(nw * n_regs + i) * 32:(nw * n_regs + i + 1) * 32] = imm[i]
     V = np.zeros((6, 32), np.int64)   # operands a, b, c, d and results r, r2
-    work = (np.zeros(32, np.int64), np.zeros(32, np.int64), np.zeros(1, np.int64), np.zeros(64, np.int64),
+    work = (np.zeros(32, np.int64), np.zeros(32, np.int64), np.zeros(64, np.int64),
             np.zeros(32, np.int64), np.zeros((32, 32), np.int64), np.zeros(32, np.int64))
     tid = np.arange(nw * 32)
     tids = (tid % bx, (tid // bx) % by, tid // (bx * by))
