@@ -11,14 +11,13 @@ machine instructions that numba does not emit from the plain Python forms.
 * :func:`sort8`, :func:`sort16`, :func:`sort32`: the first 8, 16 or 32
   int64 values of an array sorted in place by a bitonic network on one
   vector (6, 10 or 15 stages of a shuffle, a minimum, a maximum and a
-  select), with no branch; the
-  rank-counting sort it replaced in the emulator's line lists took a
-  quarter of `cfd`'s samples;
+  select), with no branch; the rank-counting sort it replaced in the
+  emulator's line lists took a quarter of `cfd`'s samples;
 * :func:`bits_of_f32`, :func:`f32_of_bits`, :func:`bits_of_f64` and
   :func:`f64_of_bits`: a float's bits as an integer and back, in registers.
   Through a scratch array they were a store and a load each, and the f32
   form (a 4-byte store read back as 8 bytes) defeated the host's
-  store-to-load forwarding: an eighth of `kmeans`' samples on its float
+  store-to-load forwarding: 7% of `kmeans`' samples, on its float
   atomics.
 """
 from llvmlite import ir
@@ -72,7 +71,6 @@ def prefetch(typingctx, arr, idx):
     return types.none(arr, idx), codegen
 
 
-
 def _float_bits(ftype, width):
     """An intrinsic giving the bits of a ``ftype`` value (``width`` bits) as
     an int64, zero-extended (LLVM's ``bitcast``, no memory)."""
@@ -113,7 +111,6 @@ f32_of_bits = _float_of_bits(types.float32, 32)
 bits_of_f64 = _float_bits(types.float64, 64)
 #: the f64 whose bits are an integer's 64
 f64_of_bits = _float_of_bits(types.float64, 64)
-
 
 
 def _sorting_network(width):

@@ -31,7 +31,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ..intrinsics import bits_of_f32, bits_of_f64, f32_of_bits, f64_of_bits, lowest_bit, popcount, prefetch, sort8, sort16, sort32
+from ..intrinsics import (bits_of_f32, bits_of_f64, f32_of_bits, f64_of_bits, lowest_bit, popcount, prefetch, sort8,
+                          sort16, sort32)
 from . import isa
 from .isa import (FK_AND, FK_ATOM_GLOBAL, FK_ATOM_SHARED, FK_BFI, FK_CVT_F2I, FK_CVT_I2F, FK_CVTA, FK_FABS,
                   FK_FADD, FK_FDIV, FK_FMAX, FK_FMIN, FK_FMUL, FK_FNEG, FK_FSQRT, FK_FSUB, FK_IADD, FK_IDIV,
@@ -515,8 +516,8 @@ def sort_lines(lines_tmp, m):
     increasing order are left as they are.  Otherwise the first 8, 16 or
     32 slots, the fewest that hold them, padded with the largest int64, go
     through a sorting network on the host's vector registers
-    (:func:`~pipeline_lib.intrinsics.sort32`) and the repeats, now
-    neighbours, are squeezed out.
+    (:func:`~pipeline_lib.intrinsics.sort8`, ``sort16``, ``sort32``) and
+    the repeats, now neighbours, are squeezed out.
     An insertion per lane cost a search and a shift, each ended by a
     mispredicted branch (a fifth of `cfd`'s samples, whose gathers touch
     28-32 lines in no order); counting each line's rank over all m, in
