@@ -562,6 +562,34 @@ def test_f32_fast_paths_through_the_general_paths_lane_op_keep_guarded_off_lanes
     np.testing.assert_array_equal(run_op(body, "f32", a, "f32", b), want)
 
 
+@pytest.mark.parametrize("body,kind", [("div.rn.f32 D, A, B;", isa.FK_FDIV), ("sqrt.rn.f32 D, A;", isa.FK_FSQRT)])
+def test_f32_division_and_root_fast_paths_give_the_lane_ops_bits(body, kind):
+    """div.rn and sqrt.rn compute every lane with the host's vector divide
+    and root, then redo by the general path's f32_op the lanes where x86's
+    IEEE answer is not PTX's (0 / 0's NaN is negative on x86, NaN / 0 keeps
+    no payload on the lane op, the root of a negative number): every lane's
+    bits equal the general path's (the module run with the fast kind
+    removed), on zero divisors of every sign, NaNs with payloads and signs,
+    signalling NaNs, negative and subnormal operands; lanes a guard turns
+    off keep their value.  Fails if the redo pass is dropped."""
+    body = "and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.b32 D, 0f40E00000;\n @%p5 " + body
+    a = floats(np.float32)
+    b = a[::-1].copy()
+    nan_bits = np.array([0x7FC12345, 0xFFC00000, 0x7F812345, 0xFF80ABCD], np.uint32).view(np.float32)
+    a[20:40] = np.tile(np.concatenate([[0.0, -0.0, -3.0, 5.0], nan_bits[:2]]).astype(np.float32), 4)[:20]
+    b[20:40] = np.array([0.0, -0.0] * 10, np.float32)                    # every one of them over +0 and -0
+    a[41:51:2], a[40:50:2] = nan_bits[2], -np.abs(a[40:50:2])           # signalling NaNs, negatives
+    b[50:54], b[54:60] = nan_bits, np.array([0.0, -0.0, np.inf, -np.inf, 1e-41, -1e-41], np.float32)
+    assert (op_code(body, "f32", "f32")[:, isa.F_FAST] == kind).sum() == 1, body
+    outs = [run_op(body, "f32", a, "f32", b, fast_off=off).view(np.uint32) for off in ((), (kind,))]
+    np.testing.assert_array_equal(outs[0], outs[1])
+    assert (outs[0][np.arange(N) % 2 == 0] == np.float32(7.0).view(np.uint32)).all()
+    odd = np.arange(N) % 2 == 1
+    with np.errstate(all="ignore"):
+        plain = (a / b if kind == isa.FK_FDIV else np.sqrt(a)).astype(np.float32).view(np.uint32)
+    assert (outs[0][odd] != plain[odd]).any()     # some lanes are not the host's IEEE answer
+
+
 @pytest.mark.parametrize("op,fn,kind", [
     ("add.f32 D, A, B;", np.add, isa.FK_FADD), ("sub.f32 D, A, B;", np.subtract, isa.FK_FSUB),
     ("mul.f32 D, A, B;", np.multiply, isa.FK_FMUL),

@@ -633,6 +633,12 @@ def _coalesced(is_ld, glob, size, t, S, R, ab, aoff, od, ka, va_, rbase, m32, m6
         for ln in range(i0 >> 7, ((i0 + span - 1) >> 7) + 1):
             if shadow[limit + ln] == 0:       # a line allocated in part: the lane path checks each byte
                 return 0
+        # The next span, which the next warp reads (warps run in turn to each barrier, and block-linear
+        # indexing gives warp w + 1 the words after warp w's): asked for now, it arrives while this
+        # warp runs on; the host's own prefetcher, with a stream per array and one step per warp, does
+        # not run that far ahead.  A hint: past the end it does nothing.
+        for k in range(0, span, 64):
+            prefetch(m32, (i0 + span + k) >> 2)
     D = R[od:od + 32]
     Vs = R[rbase + va_ * 32:rbase + va_ * 32 + 32]   # a store's value; read only when it is a register
     if size == 4:
@@ -1163,7 +1169,32 @@ def fast_alu(fk, op, t, sub, mask, SEL, R, od, ka, va_, kb, vb_, kc, vc_, rbase,
                 Tf[i] = Af[i] * Bf[i]
         merge_f32_low(D, Tf.view(np.int64), SEL)
         return
-    if fk == FK_FDIV or fk == FK_FSQRT or FK_FABS <= fk <= FK_FMAX:   # f32_op per lane, as exec_float
+    if fk == FK_FDIV or fk == FK_FSQRT:
+        # IEEE's quotient and root, on both halves of every lane as FK_FADD (vector divides and
+        # roots, where f32_op per lane went through its opcode switch: 4% of `cfd`'s interpreter
+        # samples).  They are f32_op's except where PTX's answer is not IEEE's on x86 (a zero
+        # divisor: the sign of 0/0's NaN and NaN/0's payload; a negative or NaN root): those lanes,
+        # found on the low halves' bits, are redone by f32_op itself
+        redo = False
+        if fk == FK_FDIV:
+            for i in range(len(Tf)):     # (a zero divisor would raise: numba's error model is Python's)
+                y = Bf[i]
+                Tf[i] = Af[i] / (y if y != 0 else np.float32(1.0))
+            for l in range(32):
+                redo |= (B[l] & 0x7FFFFFFF) == 0
+        else:
+            for i in range(len(Tf)):
+                Tf[i] = np.sqrt(Af[i])
+            for l in range(32):
+                redo |= (A[l] & 0xFFFFFFFF) > 0x7F800000    # any sign bit, or a NaN
+        if redo:
+            for l in range(32):
+                x = Af[2 * l]
+                if (B[l] & 0x7FFFFFFF) == 0 if fk == FK_FDIV else (A[l] & 0xFFFFFFFF) > 0x7F800000:
+                    Tf[2 * l] = f32_op(op, 0, 0, x, Bf[2 * l], x)[1]
+        merge_f32_low(D, Tf.view(np.int64), SEL)
+        return
+    if FK_FABS <= fk <= FK_FMAX:   # f32_op per lane, as exec_float
         for l in range(32):
             if (mask >> l) & 1:
                 x = Af[2 * l]
