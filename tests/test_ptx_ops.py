@@ -548,7 +548,9 @@ def test_slct_and_copysign():
     ("min.f32 D, A, B;", np.fmin, isa.FK_FMIN), ("max.f32 D, A, B;", np.fmax, isa.FK_FMAX)])
 def test_f32_fast_paths_through_the_general_paths_lane_op_keep_guarded_off_lanes(op, fn, kind):
     """div.rn, sqrt.rn, abs, neg, min and max on f32 run on fast paths
-    (decode.fast_kind) that call the general path's f32_op per lane: the
+    (decode.fast_kind; abs, neg, min and max call the general path's
+    f32_op per lane, div and sqrt redo by it the lanes IEEE's answer does
+    not give, test_f32_division_and_root_fast_paths_give_the_lane_ops_bits): the
     lanes a guard turns off keep their value, and the special cases (x / 0,
     0 / 0, roots of negatives, a NaN operand of min and max) are IEEE's, as
     on the general path."""
@@ -569,22 +571,24 @@ def test_f32_division_and_root_fast_paths_give_the_lane_ops_bits(body, kind):
     IEEE answer is not PTX's (0 / 0's NaN is negative on x86, NaN / 0 keeps
     no payload on the lane op, the root of a negative number): every lane's
     bits equal the general path's (the module run with the fast kind
-    removed), on zero divisors of every sign, NaNs with payloads and signs,
-    signalling NaNs, negative and subnormal operands; lanes a guard turns
-    off keep their value.  Fails if the redo pass is dropped."""
+    removed), with zeros of both signs, NaNs with payloads and signs,
+    signalling NaNs, negative and subnormal values as either operand; lanes
+    a guard turns off keep their value.  Fails if the redo pass is dropped."""
     body = "and.b32 %r9, %r4, 1;\n setp.ne.s32 %p5, %r9, 0;\n mov.b32 D, 0f40E00000;\n @%p5 " + body
     a = floats(np.float32)
     b = a[::-1].copy()
-    nan_bits = np.array([0x7FC12345, 0xFFC00000, 0x7F812345, 0xFF80ABCD], np.uint32).view(np.float32)
-    a[20:40] = np.tile(np.concatenate([[0.0, -0.0, -3.0, 5.0], nan_bits[:2]]).astype(np.float32), 4)[:20]
-    b[20:40] = np.array([0.0, -0.0] * 10, np.float32)                    # every one of them over +0 and -0
-    a[41:51:2], a[40:50:2] = nan_bits[2], -np.abs(a[40:50:2])           # signalling NaNs, negatives
-    b[50:54], b[54:60] = nan_bits, np.array([0.0, -0.0, np.inf, -np.inf, 1e-41, -1e-41], np.float32)
+    # built from bits: a cast through float64 would quieten the signalling NaNs
+    special = np.array([0x00000000, 0x80000000, 0xC0400000, 0x001B4E81,                  # +-0, -3, subnormal
+                        0x7FC12345, 0xFFC00000, 0x7F812345, 0xFF80ABCD], np.uint32).view(np.float32)  # NaNs
+    zeros = np.array([0x00000000, 0x80000000], np.uint32).view(np.float32)
+    odd = np.arange(N) % 2 == 1                                         # the lanes the guard runs
+    on = np.flatnonzero(odd)
+    a[on[:16]], b[on[:16]] = np.repeat(special, 2), np.tile(zeros, 8)   # each special over +0 and -0
+    b[on[16:24]] = special                                              # and as the divisor
     assert (op_code(body, "f32", "f32")[:, isa.F_FAST] == kind).sum() == 1, body
     outs = [run_op(body, "f32", a, "f32", b, fast_off=off).view(np.uint32) for off in ((), (kind,))]
     np.testing.assert_array_equal(outs[0], outs[1])
-    assert (outs[0][np.arange(N) % 2 == 0] == np.float32(7.0).view(np.uint32)).all()
-    odd = np.arange(N) % 2 == 1
+    assert (outs[0][~odd] == np.float32(7.0).view(np.uint32)).all()
     with np.errstate(all="ignore"):
         plain = (a / b if kind == isa.FK_FDIV else np.sqrt(a)).astype(np.float32).view(np.uint32)
     assert (outs[0][odd] != plain[odd]).any()     # some lanes are not the host's IEEE answer
