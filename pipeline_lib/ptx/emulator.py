@@ -1171,7 +1171,7 @@ def fast_alu(fk, op, t, sub, mask, SEL, R, od, ka, va_, kb, vb_, kc, vc_, rbase,
         return
     if fk == FK_FDIV or fk == FK_FSQRT:
         # IEEE's quotient and root, on both halves of every lane as FK_FADD (vector divides and
-        # roots, where f32_op per lane went through its opcode switch: 4% of `cfd`'s interpreter
+        # roots, where f32_op per lane went through its opcode switch: 5% of `cfd`'s interpreter
         # samples).  They are f32_op's except where PTX's answer is not IEEE's on x86 (a zero
         # divisor: the sign of 0/0's NaN and NaN/0's payload; a negative or NaN root): those lanes,
         # found on the low halves' bits, are redone by f32_op itself
