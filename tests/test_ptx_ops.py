@@ -1067,10 +1067,9 @@ def test_prefetch_is_a_hint_that_cannot_fault():
     assert _prefetched_sum(a, idx) == 5 + 999 + 7
 
 
-
 @njit
 def _sorted_lines(lines, ms):
-    buf = np.zeros(64, np.int64)
+    buf = np.zeros(32, np.int64)      # as run_blocks allocates the line list
     out = np.full((len(ms), 33), -1, np.int64)
     for k in range(len(ms)):
         for i in range(ms[k]):

@@ -1025,6 +1025,14 @@ def _fast_select_logic(fk, size, signed, M, S, SEL, D, A, B, C, alias):
 
 
 @njit(inline="always", cache=True)
+def _not_ieee_lane(div, A, B, l):
+    """Whether x86's IEEE answer for lane l of f32 ``div.rn`` (``div``) or
+    ``sqrt.rn`` may not be PTX's, from the low 32 bits of its operands: a
+    zero divisor, or a root of a value with its sign bit set or of a NaN."""
+    return (B[l] & 0x7FFFFFFF) == 0 if div else (A[l] & 0xFFFFFFFF) > 0x7F800000
+
+
+@njit(inline="always", cache=True)
 def fast_alu(fk, op, t, sub, mask, SEL, R, od, ka, va_, kb, vb_, kc, vc_, rbase, Tf, Tu):
     """Execute a fast-path instruction (isa.FK_*; ``op`` its opcode, which
     the forms that call the general path's lane operation pass on) for the
@@ -1175,22 +1183,21 @@ def fast_alu(fk, op, t, sub, mask, SEL, R, od, ka, va_, kb, vb_, kc, vc_, rbase,
         # samples).  They are f32_op's except where PTX's answer is not IEEE's on x86 (a zero
         # divisor: the sign of 0/0's NaN and NaN/0's payload; a negative or NaN root): those lanes,
         # found on the low halves' bits, are redone by f32_op itself
-        redo = False
-        if fk == FK_FDIV:
+        div = fk == FK_FDIV
+        if div:
             for i in range(len(Tf)):     # (a zero divisor would raise: numba's error model is Python's)
                 y = Bf[i]
                 Tf[i] = Af[i] / (y if y != 0 else np.float32(1.0))
-            for l in range(32):
-                redo |= (B[l] & 0x7FFFFFFF) == 0
         else:
             for i in range(len(Tf)):
                 Tf[i] = np.sqrt(Af[i])
-            for l in range(32):
-                redo |= (A[l] & 0xFFFFFFFF) > 0x7F800000    # any sign bit, or a NaN
+        redo = False
+        for l in range(32):
+            redo |= _not_ieee_lane(div, A, B, l)
         if redo:
             for l in range(32):
-                x = Af[2 * l]
-                if (B[l] & 0x7FFFFFFF) == 0 if fk == FK_FDIV else (A[l] & 0xFFFFFFFF) > 0x7F800000:
+                if _not_ieee_lane(div, A, B, l):
+                    x = Af[2 * l]
                     Tf[2 * l] = f32_op(op, 0, 0, x, Bf[2 * l], x)[1]
         merge_f32_low(D, Tf.view(np.int64), SEL)
         return
@@ -2316,7 +2323,7 @@ def run_blocks(code, n_regs, grid, block, blk_begin, blk_end,
     for i in range(len(imm)):
         R[(nw * n_regs + i) * 32:(nw * n_regs + i + 1) * 32] = imm[i]
     V = np.zeros((6, 32), np.int64)   # operands a, b, c, d and results r, r2
-    work = (np.zeros(32, np.int64), np.zeros(32, np.int64), np.zeros(64, np.int64),
+    work = (np.zeros(32, np.int64), np.zeros(32, np.int64), np.zeros(32, np.int64),
             np.zeros(32, np.int64), np.zeros((32, 32), np.int64), np.zeros(32, np.int64))
     tid = np.arange(nw * 32)
     tids = (tid % bx, (tid // bx) % by, tid // (bx * by))
