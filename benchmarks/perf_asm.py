@@ -103,15 +103,22 @@ def child(args, out: Path) -> None:
     with open(out / "functions.txt", "w") as f:
         for name in functions:
             found = 0      # a function may be loaded in several specialisations: name, name.1, ...
-            for data in _cached_objects(getattr(module, name)):
+            seen = set()
+            # the copy that runs may be the one linked into the entry's own
+            # object (a weak symbol there), not the function's own object
+            objects = _cached_objects(getattr(module, name))
+            if name != entry:
+                objects += _cached_objects(getattr(module, entry))
+            for data in objects:
                 obj = out / f"{name}.o"
                 obj.write_bytes(data)
                 nm = subprocess.run(["nm", "-S", str(obj)], capture_output=True, text=True, check=True).stdout
                 for line in nm.splitlines():
                     p = line.split()
-                    if len(p) == 4 and p[2] in "Tt" and name in p[3] and "cpython" not in p[3] and "cfunc" not in p[3]:
+                    if len(p) == 4 and p[2] in "TtWw" and name in p[3] and "cpython" not in p[3] and "cfunc" not in p[3]:
                         addr, size = jit.get_function_address(p[3]), int(p[1], 16)
-                        if addr:
+                        if addr and addr not in seen:
+                            seen.add(addr)
                             label = name if not found else f"{name}.{found}"
                             (out / f"{label}.bin").write_bytes(ctypes.string_at(addr, size))
                             f.write(f"{label} {addr} {size}\n")

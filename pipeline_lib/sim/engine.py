@@ -32,6 +32,7 @@ import dataclasses
 import numpy as np
 from numba import njit
 
+from ..intrinsics import prefetch
 from .hardware import field_value, l2_service_cycles
 # the per-PC static table P, its instruction kinds and the trace's memory
 # spaces: the public interface shared with GPUMech (static.py)
@@ -700,6 +701,18 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
             regready[w, NR + g] = cause
     W[w, W_POS] = r + 1
     W[w, W_UNIT] = U_UNKNOWN
+    if r + 1 < W[w, W_END]:
+        # the warp's next record, read when it is next tried: the warps' records
+        # lie in separate stretches of the trace, too many streams for the
+        # host's own prefetcher, and the warp comes back after the others have
+        # had their turns (a hint only; no result depends on it)
+        nx = t_loff[r + 1]
+        prefetch(t_lines, nx)
+        prefetch(t_lines, nx + 8)
+        prefetch(t_loff, r + 2)
+        prefetch(t_space, r + 1)
+        prefetch(t_nreq, r + 1)
+        prefetch(t_nthr, r + 1)
     bs = W[w, W_BSLOT]
     if kind == K_EXIT or r + 1 >= W[w, W_END]:
         W[w, W_STATUS] = WS_FREE
