@@ -10,7 +10,9 @@ of one instruction repeated, as ``emulator_micro.py``'s, or with
 ``--simulator`` the detailed simulator on a trace directory), then finds
 each compiled emulator (or simulator) function's load address (numba's
 JIT engine, by the symbol names of the objects in the function's cache
-files, one per compiled specialisation) and writes the
+files, one per compiled specialisation, and in the entry function's, which
+carries a linked copy of each function it calls: the emulator runs that
+copy of ``_interp``) and writes the
 machine code as loaded, read from its own memory.  The parent maps every
 sample to a function and an offset, prints each function's share and its
 hottest runs of instructions (runs of sampled instructions less than 48

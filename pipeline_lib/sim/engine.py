@@ -702,10 +702,11 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
     W[w, W_POS] = r + 1
     W[w, W_UNIT] = U_UNKNOWN
     if r + 1 < W[w, W_END]:
-        # the warp's next record, read when it is next tried: the warps' records
-        # lie in separate stretches of the trace, too many streams for the
-        # host's own prefetcher, and the warp comes back after the others have
-        # had their turns (a hint only; no result depends on it)
+        # the warp's next record (its first 16 line addresses), read when it is
+        # next tried: the warps' records lie in separate stretches of the
+        # trace, too many streams for the host's own prefetcher, and the warp
+        # comes back after the others have had their turns (a hint only, in
+        # bounds or not; no result depends on it)
         nx = t_loff[r + 1]
         prefetch(t_lines, nx)
         prefetch(t_lines, nx + 8)
