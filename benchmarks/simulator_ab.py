@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from emulator_ab import NAME, extract
+from simulator_speed import traced
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = ("launches", "sms", "blocks", "pcs", "units", "activity", "stalls")
@@ -52,8 +53,10 @@ def main():
         from pipeline_lib.sim import load_hardware
         from pipeline_lib.sim.trace_reader import TraceDir
         hw = load_hardware(args.hw)
-        warm = TraceDir(ROOT / "results" / "traces" / "reduction")
-        for sim in versions.values():           # compile or load each compiled engine
+        # compile or load each compiled engine, on a small trace made here
+        # (no workflow results needed)
+        warm = traced("reduction", "small", Path(tmp) / "warm")
+        for sim in versions.values():
             sim.Simulator(hw, warm).run()
         print(f"{'trace':14s} {'old s':>7s} {'new s':>7s} {'fastest':>8s} {'paired':>7s} {'M/s':>6s} same   "
               f"({args.rev} -> working tree, {args.hw}, fastest of {args.reps})")
