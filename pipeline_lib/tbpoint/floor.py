@@ -42,6 +42,39 @@ def launch_floor(block_instrs: np.ndarray, regions: pd.DataFrame, epoch_size: in
     return int(np.asarray(block_instrs, np.int64)[~skippable].sum())
 
 
+def launch_costs(launches: pd.DataFrame, blocks_by_launch: dict, regions: pd.DataFrame | None, hw: dict,
+                 warming_units: int = WARMING_UNITS) -> dict[int, int]:
+    """launch -> :func:`launch_floor` of each launch of the trace (all of
+    it where its blocks are unknown); arguments as :func:`sample_floor`."""
+    reg = dict(iter(regions.groupby("launch"))) if regions is not None and len(regions) else {}
+    empty = pd.DataFrame({"start_block": [], "end_block": []})
+    cost = {}
+    for r in launches.sort_values("launch").to_dict("records"):
+        lid = int(r["launch"])
+        b = blocks_by_launch.get(lid)
+        if b is None or not len(b):
+            cost[lid] = int(r["warp_instrs"])
+            continue
+        occ = occupancy(hw, int(r["threads_per_block"]), int(r["regs_per_thread"]), int(r["shared_bytes"]))
+        cost[lid] = launch_floor(b["warp_instrs"].to_numpy(), reg.get(lid, empty),
+                                 occ["system_occupancy"], warming_units)
+    return cost
+
+
+def cluster_floors(cost: dict[int, int], inter: pd.DataFrame, modelled: dict | None = None
+                   ) -> tuple[dict[int, int], list[int]]:
+    """What the floor simulates of a clustered trace: cluster -> the cost of
+    its cheapest launch outside the modelled groups, and the launches of the
+    groups' pilots (each group's first :data:`.launch_model.PILOT` members)."""
+    modelled = modelled or {}
+    cheapest = {}
+    for lid, c in zip(inter["launch"], inter["cluster"]):
+        if int(lid) not in modelled:
+            cheapest[int(c)] = min(cheapest.get(int(c), np.inf), cost[int(lid)])
+    pilots = sorted({lid for m in modelled.values() for lid in m[:PILOT]})
+    return cheapest, pilots
+
+
 def sample_floor(launches: pd.DataFrame, blocks_by_launch: dict, inter: pd.DataFrame | None,
                  regions: pd.DataFrame | None, hw: dict, warming_units: int = WARMING_UNITS,
                  modelled: dict | None = None) -> float:
@@ -61,28 +94,11 @@ def sample_floor(launches: pd.DataFrame, blocks_by_launch: dict, inter: pd.DataF
         launches the per-kernel model predicts
         (:meth:`.policy.TBPointPolicy.modelled_groups`)
     """
-    L = launches.sort_values("launch")
-    total = float(L["warp_instrs"].sum())
+    total = float(launches["warp_instrs"].sum())
     if not total:
         return 0.0
-    reg = dict(iter(regions.groupby("launch"))) if regions is not None and len(regions) else {}
-    empty = pd.DataFrame({"start_block": [], "end_block": []})
-    cost = {}
-    for r in L.to_dict("records"):
-        lid = int(r["launch"])
-        b = blocks_by_launch.get(lid)
-        if b is None or not len(b):
-            cost[lid] = int(r["warp_instrs"])
-            continue
-        occ = occupancy(hw, int(r["threads_per_block"]), int(r["regs_per_thread"]), int(r["shared_bytes"]))
-        cost[lid] = launch_floor(b["warp_instrs"].to_numpy(), reg.get(lid, empty),
-                                 occ["system_occupancy"], warming_units)
+    cost = launch_costs(launches, blocks_by_launch, regions, hw, warming_units)
     if inter is None:
         return sum(cost.values()) / total
-    modelled = modelled or {}
-    cheapest = {}
-    for lid, c in zip(inter["launch"], inter["cluster"]):
-        if int(lid) not in modelled:
-            cheapest[int(c)] = min(cheapest.get(int(c), np.inf), cost[int(lid)])
-    pilots = {tuple(m[:PILOT]) for m in modelled.values()}
-    return float(sum(cheapest.values()) + sum(cost[lid] for p in pilots for lid in p)) / total
+    cheapest, pilots = cluster_floors(cost, inter, modelled)
+    return float(sum(cheapest.values()) + sum(cost[lid] for lid in pilots)) / total
