@@ -1,6 +1,7 @@
 """Where TBPoint's sample size goes beyond its floor (docs/tbpoint.md, "What is left").
 
     .venv/bin/python benchmarks/tbpoint_sample_budget.py [--results results] [--hw tbpoint-fermi]
+        [--small-launches model|cluster]
 
 Reads a finished validation (``{results}/tbpoint/{wl}/{hw}/sampled.parquet``,
 ``regions.parquet``, ``sampled.json`` and the inter-launch table beside
@@ -20,8 +21,12 @@ add up to it:
   rule never left), and the difference between the first simulated launch
   and the cluster's cheapest.
 
-It also prints the geometric means of the sample size without each excess
-part, the most that removing that cause alone could give.
+``--small-launches`` must be the validation's ``tbpoint.small_launches``
+(the groups it forms change the floor and the parts; the script stops if
+the parts do not add up to the sample size or the floor is not the one in
+``sampled.json``).  It also prints the geometric means of the sample size
+without each excess part, the most that removing that cause alone could
+give.
 """
 import argparse
 import json
@@ -74,6 +79,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--results", type=Path, default=ROOT / "results")
     ap.add_argument("--hw", default="tbpoint-fermi")
+    ap.add_argument("--small-launches", choices=("model", "cluster"), default="model",
+                    help="the validation's tbpoint.small_launches")
     a = ap.parse_args()
     P = Paths(a.results)
     hw = load_hardware(a.hw)
@@ -84,13 +91,19 @@ def main():
             continue
         wl = d.name
         summary = json.loads((out / "sampled.json").read_text())
+        if not (d / "inter_launch.parquet").exists():
+            raise SystemExit(f"{d / 'inter_launch.parquet'}: missing (a validation without launch clustering "
+                             f"has no clusters to split by)")
         b = budget(TraceDir(P.trace_dir(wl)), pd.read_parquet(out / "sampled.parquet"),
-                   pd.read_parquet(d / "inter_launch.parquet"), pd.read_parquet(out / "regions.parquet"), hw)
+                   pd.read_parquet(d / "inter_launch.parquet"), pd.read_parquet(out / "regions.parquet"), hw,
+                   a.small_launches)
         parts = b["floor"] + b["launches"] + b["warming"]
         if abs(parts - summary["sample_size"]) > 1e-9:
-            raise SystemExit(f"{wl}: the parts add up to {parts:.6f}, the sample size is {summary['sample_size']:.6f}")
+            raise SystemExit(f"{wl}: the parts add up to {parts:.6f}, the sample size is {summary['sample_size']:.6f} "
+                             f"(is --small-launches the validation's?)")
         if abs(b["floor"] - summary["sample_floor"]) > 1e-9:
-            raise SystemExit(f"{wl}: floor {b['floor']:.6f} here, {summary['sample_floor']:.6f} in sampled.json")
+            raise SystemExit(f"{wl}: floor {b['floor']:.6f} here, {summary['sample_floor']:.6f} in sampled.json "
+                             f"(is --small-launches the validation's?)")
         rows.append({"workload": wl, "sample": summary["sample_size"], **b})
     if not rows:
         raise SystemExit(f"no TBPoint validation under {a.results / 'tbpoint'} for {a.hw}")
