@@ -143,7 +143,7 @@ SM_NEXT, SM_LAST, SM_NBLK, SM_LSU, SM_SMEM, SM_PENDING, SM_INSTRS, SM_BLOCKS, SM
 (ST_WARP, ST_THREAD, ST_REG_R, ST_REG_W, ST_L1_ACC, ST_L1_MISS, ST_L1_MERGE, ST_L1_STORE,
  ST_L2_ACC, ST_L2_MISS, ST_DRAM_RD, ST_DRAM_WR, ST_ROW_ACT, ST_ROW_HIT, ST_SHARED, ST_CONST,
  ST_LOADS, ST_LOAD_LAT, ST_ATOM_LINES, ST_SKIP_BLOCKS, ST_SKIP_WARP, ST_SKIP_THREAD,
- ST_MSHR_STALL, ST_LSU_STALL, ST_CLASS0) = range(25)
+ ST_MSHR_STALL, ST_CLASS0) = range(24)
 N_CLASSES = 13
 # The stall breakdown (docs/simulator.md): every cycle of every SM in one
 # category, ST[ST_STALL0 + category]: an instruction issued (BASE), else what
@@ -543,7 +543,7 @@ def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_wa
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P, ST):
+def _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):
     """Structural hazard: True (and the warp's ready cycle moved to when the
     unit frees) if the next instruction of warp slot ``w`` needs the
     load/store unit or the shared-memory pipeline and it is busy at ``t``.
@@ -568,7 +568,6 @@ def _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P, ST):
         return True
     if u == U_LSU and SM[s, SM_LSU] > t:
         W[w, W_READY] = SM[s, SM_LSU]
-        ST[ST_LSU_STALL] += 1
         return True
     return False
 
@@ -817,7 +816,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                                 cand = w
                     if cand < 0:
                         break
-                    if _unit_busy(cand, s, t, W, SM, t_pc, t_space, t_nreq, P, ST):
+                    if _unit_busy(cand, s, t, W, SM, t_pc, t_space, t_nreq, P):
                         if cand == SM[s, SM_LAST]:
                             SM[s, SM_LAST] = -1
                         continue
@@ -848,7 +847,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                             mn = rw
                             mw = w
                         continue
-                    if _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P, ST):
+                    if _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):
                         if rw < mn:
                             mn = rw
                             mw = w
