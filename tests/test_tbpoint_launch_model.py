@@ -163,6 +163,20 @@ def test_the_floor_counts_a_group_s_pilot_instead_of_its_clusters():
                         modelled={i: members for i in range(n)}) == pytest.approx(PILOT / n)
 
 
+def test_cluster_floors_take_each_cluster_s_cheapest_launch_outside_the_groups_and_the_pilots():
+    from pipeline_lib.tbpoint.floor import cluster_floors
+    n = PILOT + 2
+    group = list(range(2, 2 + n))                 # launches 2 .. n+1: one modelled group
+    cost = {0: 50, 1: 30, **{lid: 1 for lid in group}, n + 2: 70}
+    # cluster 0 holds launches 0, 1 and the group's launches (cost 1, but modelled); cluster 1 launch n + 2
+    inter = pd.DataFrame({"launch": list(cost), "cluster": [0, 0] + [0] * n + [1]})
+    cheapest, pilots = cluster_floors(cost, inter, {lid: group for lid in group})
+    assert cheapest == {0: 30, 1: 70}
+    assert pilots == group[:PILOT]
+    cheapest, pilots = cluster_floors(cost, inter)          # no groups: the group's launches are cheapest
+    assert cheapest == {0: 1, 1: 70} and pilots == []
+
+
 def test_a_cluster_whose_representative_is_modelled_is_represented_by_another_member():
     """eq. 6 does not see block counts: a cluster can hold a group's launches
     and launches of another block count.  Its launches outside the group keep
