@@ -102,19 +102,23 @@ def child(args, out: Path) -> None:
         print(f"{args.workload} {args.size}: {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     (_, cres), = getattr(module, entry).overloads.items()
     jit = cres.library._codegen._engine
+    def symbol_tables(name: str) -> list[str]:     # nm's table of each of the function's cached objects
+        tables = []
+        for data in _cached_objects(getattr(module, name)):
+            obj = out / f"{name}.o"
+            obj.write_bytes(data)
+            tables.append(subprocess.run(["nm", "-S", str(obj)], capture_output=True, text=True, check=True).stdout)
+        return tables
+
+    # the copy that runs may be the one linked into the entry's own object
+    # (a weak symbol there), not the function's own object
+    entry_tables = symbol_tables(entry)
     with open(out / "functions.txt", "w") as f:
         for name in functions:
             found = 0      # a function may be loaded in several specialisations: name, name.1, ...
             seen = set()
-            # the copy that runs may be the one linked into the entry's own
-            # object (a weak symbol there), not the function's own object
-            objects = _cached_objects(getattr(module, name))
-            if name != entry:
-                objects += _cached_objects(getattr(module, entry))
-            for data in objects:
-                obj = out / f"{name}.o"
-                obj.write_bytes(data)
-                nm = subprocess.run(["nm", "-S", str(obj)], capture_output=True, text=True, check=True).stdout
+            tables = entry_tables if name == entry else symbol_tables(name) + entry_tables
+            for nm in tables:
                 for line in nm.splitlines():
                     p = line.split()
                     if len(p) == 4 and p[2] in "TtWw" and name in p[3] and "cpython" not in p[3] and "cfunc" not in p[3]:

@@ -53,6 +53,7 @@ def budget(trace: TraceDir, sampled: pd.DataFrame, inter: pd.DataFrame, regions:
     modelled = TBPointPolicy(inter, regions, small_launches=small_launches,
                              launches=trace.launches).modelled_groups()
     cheapest, pilots = cluster_floors(cost, inter, modelled)
+    pilot_set = set(pilots)
     cluster = dict(zip(inter["launch"].astype(int), inter["cluster"].astype(int)))
     first = set()
     launches = warming = 0.0
@@ -60,7 +61,7 @@ def budget(trace: TraceDir, sampled: pd.DataFrame, inter: pd.DataFrame, regions:
         if not row.simulated:
             continue
         lid, n = int(row.launch), float(row.simulated_warp_instrs)
-        if lid in pilots:
+        if lid in pilot_set:
             warming += n - cost[lid]
         elif lid in modelled or cluster[lid] in first:
             launches += n
