@@ -107,6 +107,8 @@ BODIES = {
     "add.s32 %r1, %r1, 1": " add.s32 %r1, %r1, 1;",
     "add.f32 %f1, %f1, 1.0": " add.f32 %f1, %f1, 0f3F800000;",
     "setp.lt.s32 + selp.b32": " setp.lt.s32 %p2, %r1, 7;\n selp.b32 %r3, %r1, 5, %p2;",
+    "rem.s32 %r3, %r1, 7": " rem.s32 %r3, %r1, 7;",
+    "div.u32 %r3, %r1, %r2": " div.u32 %r3, %r1, %r2;",
 }
 
 

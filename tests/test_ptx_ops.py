@@ -80,6 +80,29 @@ def test_32_bit_div_rem_fast_path_agrees_with_the_general_path_on_edge_cases(t, 
         assert want[j].tolist() == ([int(info.min)] if op == "div" else [0])
 
 
+@pytest.mark.parametrize("t,dt", [("s32", np.int32), ("u32", np.uint32)])
+def test_32_bit_div_rem_are_exact_next_to_whole_quotients(t, dt):
+    """The fast path divides the magnitudes in f64 and truncates.  Where the
+    quotient lies just below a whole number (x = k y - 1 with y large, the
+    magnitudes near the type's limit) a divide that rounds to fewer bits
+    (f32's) or a rounded instead of a truncated quotient gives k; the exact
+    answer is k - 1, and x = k y gives k with remainder 0."""
+    info = np.iinfo(dt)
+    rng = np.random.default_rng(5)
+    y = np.concatenate([rng.integers(1 << 12, int(info.max) // 3, 40), [3, 7, 1 << 16, int(info.max) // 2]])
+    k = int(info.max) // y
+    x = np.concatenate([k * y - 1, k * y])
+    y = np.concatenate([y, y])
+    if t == "s32":     # every sign combination of the same magnitudes
+        x = np.concatenate([x, -x, x, -x])
+        y = np.concatenate([y, y, -y, -y])
+    a, b = x.astype(dt), y.astype(dt)
+    q = _trunc_div(x, y)
+    r = x.astype(object) - q * y.astype(object)
+    np.testing.assert_array_equal(run_op(f"div.{t} D, A, B;", t, a, t, b), q.astype(dt))
+    np.testing.assert_array_equal(run_op(f"rem.{t} D, A, B;", t, a, t, b), r.astype(dt))
+
+
 @pytest.mark.parametrize("t,dt,wide", [("s32", np.int32, np.int64), ("u32", np.uint32, np.uint64),
                                        ("s16", np.int16, np.int32), ("u16", np.uint16, np.uint32)])
 def test_mul_wide_and_hi(t, dt, wide):
