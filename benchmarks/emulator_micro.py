@@ -13,7 +13,9 @@ Three measurements behind docs/emulator.md (Speed), each printed in ns:
   (LLVM makes masked vector stores of it) and read from a row of selects;
 * kernels of one instruction repeated 200 times in a loop (full warps of a
   256-thread block, 64 blocks, no trace), run on the emulator: the time per
-  warp instruction, the fastest of three launches.
+  warp instruction, the fastest of three launches.  The ``div.u32`` kernel
+  divides by the loop counter, so its first pass is the zero-divisor case
+  and the others divide by 1 to 49.
 """
 import time
 
