@@ -44,6 +44,15 @@ def _trunc_div(a, b):
     return np.where((a < 0) != (b < 0), -q, q)
 
 
+def _check_div_rem(t, dt, a, b):
+    """div.t and rem.t of a by b (arrays of dtype dt, no zero divisor) give
+    C's truncated quotient and its remainder."""
+    q = _trunc_div(a, b)
+    r = a.astype(object) - q * b.astype(object)
+    np.testing.assert_array_equal(run_op(f"div.{t} D, A, B;", t, a, t, b), q.astype(dt))
+    np.testing.assert_array_equal(run_op(f"rem.{t} D, A, B;", t, a, t, b), r.astype(dt))
+
+
 @pytest.mark.parametrize("t,dt", [("s32", np.int32), ("u32", np.uint32), ("s64", np.int64), ("u64", np.uint64)])
 def test_int_div_rem(t, dt):
     a = ints(dt)
@@ -51,10 +60,7 @@ def test_int_div_rem(t, dt):
     b[b == 0] = 3
     if t[0] == "s":
         b[(a == np.iinfo(dt).min) & (b == -1)] = 2
-    q = _trunc_div(a, b)
-    r = a.astype(object) - q * b.astype(object)
-    np.testing.assert_array_equal(run_op(f"div.{t} D, A, B;", t, a, t, b), q.astype(dt))
-    np.testing.assert_array_equal(run_op(f"rem.{t} D, A, B;", t, a, t, b), r.astype(dt))
+    _check_div_rem(t, dt, a, b)
 
 
 @pytest.mark.parametrize("t,dt", [("s32", np.int32), ("u32", np.uint32)])
@@ -96,11 +102,7 @@ def test_32_bit_div_rem_are_exact_next_to_whole_quotients(t, dt):
     if t == "s32":     # every sign combination of the same magnitudes
         x = np.concatenate([x, -x, x, -x])
         y = np.concatenate([y, y, -y, -y])
-    a, b = x.astype(dt), y.astype(dt)
-    q = _trunc_div(x, y)
-    r = x.astype(object) - q * y.astype(object)
-    np.testing.assert_array_equal(run_op(f"div.{t} D, A, B;", t, a, t, b), q.astype(dt))
-    np.testing.assert_array_equal(run_op(f"rem.{t} D, A, B;", t, a, t, b), r.astype(dt))
+    _check_div_rem(t, dt, x.astype(dt), y.astype(dt))
 
 
 @pytest.mark.parametrize("t,dt,wide", [("s32", np.int32, np.int64), ("u32", np.uint32, np.uint64),

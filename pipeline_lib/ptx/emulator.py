@@ -872,8 +872,9 @@ def _div_rem_32(div, SEL, D, A, B, M, S):
         sy = y >> 63
         ax = (x ^ sx) - sx
         ay = (y ^ sy) - sy
+        sq = sx ^ sy                 # all ones where the quotient is negative
         q = np.int64(np.float64(ax) / (np.float64(ay) if ay != 0 else 1.0))
-        q = (q ^ (sx ^ sy)) - (sx ^ sy)
+        q = (q ^ sq) - sq
         r = q if div else x - q * y
         if y == 0:
             r = np.int64(-1) if div else x
