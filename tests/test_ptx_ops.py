@@ -744,16 +744,18 @@ def test_min_max_shr_selp_and_predicate_fast_paths_keep_guarded_off_lanes(t, dt)
             expect = np.where(on, want(), dt(7)).astype(dt)
         np.testing.assert_array_equal(run_op(body, t, a, tb, second), expect, err_msg=name)
 
-def memory_kernel(regs32: int, regs64: int, shared_bytes: int, body: str) -> str:
+def memory_kernel(regs32: int, regs64: int, shared_bytes: int, body: str, preds: int = 0) -> str:
     """A kernel k(in32, in64, out32, out64) whose pointers are in %rd1-%rd4
-    and whose shared array ``sh`` is 8-byte aligned."""
+    and whose shared array ``sh`` is 8-byte aligned (``preds``: predicate
+    registers %p0 up)."""
+    pred = f" .reg .pred %p<{preds}>;\n" if preds else ""
     return f"""
 .version 9.0
 .target sm_80
 .address_size 64
 .visible .entry k(.param .u64 p_in32, .param .u64 p_in64, .param .u64 p_out32, .param .u64 p_out64)
 {{
- .reg .b32 %r<{regs32}>;
+{pred} .reg .b32 %r<{regs32}>;
  .reg .b64 %rd<{regs64}>;
  .shared .align 8 .b8 sh[{shared_bytes}];
  ld.param.u64 %rd1, [p_in32];
@@ -1012,6 +1014,54 @@ def test_gathered_lines_are_recorded_sorted_and_distinct(lanes):
         want = np.unique((base + 4 * idx.astype(np.int64)) & ~127)
         assert nreq[gather] == len(want) == 29
         np.testing.assert_array_equal(lines[1:1 + nreq[gather]], want)
+
+
+GUARDED_GATHER = memory_kernel(8, 16, 8, """\
+ mov.u32 %r1, %tid.x;
+ and.b32 %r4, %r1, 3;
+ setp.ne.u32 %p1, %r4, 3;
+ mul.wide.u32 %rd5, %r1, 4;
+ add.s64 %rd6, %rd1, %rd5;
+ ld.global.u32 %r2, [%rd6];
+ mov.u32 %r3, 99;
+ mul.wide.s32 %rd7, %r2, 4;
+ add.s64 %rd8, %rd1, %rd7;
+ @%p1 ld.global.s32 %r3, [%rd8];
+ add.s64 %rd9, %rd3, %rd5;
+ st.global.u32 [%rd9], %r3;
+ ret;
+""", preds=2)
+
+
+def test_guarded_gather_keeps_the_lanes_turned_off_and_checks_partly_allocated_lines():
+    """The fast path's gather of 4-byte words (emulator.fast_mem) with a
+    guard that turns every fourth lane off, whose addresses lie far below
+    the buffer: the lanes turned off keep their register and do not fault,
+    and values, requests and lines are the general path's
+    (``lane_addresses``). The buffer's last line is allocated in part (72
+    words): a lane reading a word of it that is allocated passes the byte
+    shadow's check and reads it; a lane reading past the allocation on that
+    line faults, and the error names it."""
+    from pipeline_lib.ptx import EmulationError
+
+    def run(idx, lane_addresses):
+        src32 = (np.arange(72, dtype=np.int32) - 36) * 1000003
+        src32[:32] = idx
+        return run_memory_kernel(GUARDED_GATHER, lane_addresses, src32, np.zeros(1, np.uint64), 32, 1, (32,))
+
+    order = (np.arange(32) * 13) % 32
+    on = np.arange(32) % 4 != 3
+    for last in (40, 70):              # every active lane on a whole line; lane 2 on the part-allocated one
+        idx = np.where(on, 32 + order % 30, -1000).astype(np.int32)
+        idx[2] = last
+        o32, _, stats, nreq, lines = run(idx, False)
+        src = (np.arange(72, dtype=np.int32) - 36) * 1000003
+        np.testing.assert_array_equal(o32, np.where(on, src[np.clip(idx, 0, 71)], 99))
+        ref = run(idx, True)
+        assert (stats == ref[2]).all() and (nreq == ref[3]).all() and (lines == ref[4]).all()
+    idx[6] = 73                        # past the allocation, on its last line
+    with pytest.raises(EmulationError, match=r"out-of-bounds .* lane 6"):
+        run(idx, False)
 
 
 def test_immediates_of_the_fast_alu_paths_come_from_rows_of_the_register_file():
