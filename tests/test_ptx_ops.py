@@ -1044,8 +1044,10 @@ def test_guarded_gather_keeps_the_lanes_turned_off_and_checks_partly_allocated_l
     line faults, and the error names it."""
     from pipeline_lib.ptx import EmulationError
 
+    words = (np.arange(72, dtype=np.int32) - 36) * 1000003   # the first 32 become the indices
+
     def run(idx, lane_addresses):
-        src32 = (np.arange(72, dtype=np.int32) - 36) * 1000003
+        src32 = words.copy()
         src32[:32] = idx
         return run_memory_kernel(GUARDED_GATHER, lane_addresses, src32, np.zeros(1, np.uint64), 32, 1, (32,))
 
@@ -1055,8 +1057,7 @@ def test_guarded_gather_keeps_the_lanes_turned_off_and_checks_partly_allocated_l
         idx = np.where(on, 32 + order % 30, -1000).astype(np.int32)
         idx[2] = last
         o32, _, stats, nreq, lines = run(idx, False)
-        src = (np.arange(72, dtype=np.int32) - 36) * 1000003
-        np.testing.assert_array_equal(o32, np.where(on, src[np.clip(idx, 0, 71)], 99))
+        np.testing.assert_array_equal(o32, np.where(on, words[np.clip(idx, 0, 71)], 99))
         ref = run(idx, True)
         assert (stats == ref[2]).all() and (nreq == ref[3]).all() and (lines == ref[4]).all()
     idx[6] = 73                        # past the allocation, on its last line
