@@ -1051,16 +1051,17 @@ def test_guarded_gather_keeps_the_lanes_turned_off_and_checks_partly_allocated_l
         src32[:32] = idx
         return run_memory_kernel(GUARDED_GATHER, lane_addresses, src32, np.zeros(1, np.uint64), 32, 1, (32,))
 
-    order = (np.arange(32) * 13) % 32
     on = np.arange(32) % 4 != 3
-    for last in (40, 70):              # every active lane on a whole line; lane 2 on the part-allocated one
-        idx = np.where(on, 32 + order % 30, -1000).astype(np.int32)
-        idx[2] = last
+    scattered = np.where(on, 32 + (np.arange(32) * 13) % 32 % 30, -1000).astype(np.int32)
+    for lane2 in (40, 70):             # every active lane on a whole line; lane 2 on the part-allocated one
+        idx = scattered.copy()
+        idx[2] = lane2
         o32, _, stats, nreq, lines = run(idx, False)
         np.testing.assert_array_equal(o32, np.where(on, words[np.clip(idx, 0, 71)], 99))
         ref = run(idx, True)
         assert (stats == ref[2]).all() and (nreq == ref[3]).all() and (lines == ref[4]).all()
-    idx[6] = 73                        # past the allocation, on its last line
+    idx = scattered.copy()
+    idx[2], idx[6] = 70, 73            # lane 6 past the allocation, on its last line
     with pytest.raises(EmulationError, match=r"out-of-bounds .* lane 6"):
         run(idx, False)
 
