@@ -296,3 +296,42 @@ def test_load_store_unit_takes_lines_per_cycle(tmp_path):
     assert cycles[1]["l1_accesses"] == cycles[4]["l1_accesses"] == 1 + 32 * (loads - 1)
     saved = (cycles[1]["cycles"] - cycles[4]["cycles"]) / (loads - 1)
     assert saved == pytest.approx(24, rel=0.03)
+
+
+def _reference_lookup(tags, lru, base, ways, line):
+    """The replacement rule in words: the way holding ``line``; else the
+    set's first empty way (tag -1); else the least recently used, the first
+    of equal stamps (entries of unknown line, tag -2, count as occupied)."""
+    ws = list(range(base, base + ways))
+    for i in ws:
+        if tags[i] == line:
+            return i
+    empty = [i for i in ws if tags[i] == -1]
+    if empty:
+        return -1, empty[0]
+    oldest = min(lru[i] for i in ws)
+    return -1, next(i for i in ws if lru[i] == oldest)
+
+
+def test_set_lookup_finds_the_line_else_the_first_empty_else_the_least_recently_used_way():
+    from pipeline_lib.sim.engine import UNKNOWN, set_lookup
+    rng = np.random.default_rng(7)
+    ways, sets = 8, 4
+    for _ in range(2000):
+        tags = rng.choice(np.array([-1, UNKNOWN, 10, 11, 12, 13, 14, 15, 16, 17], np.int64), ways * sets)
+        lru = rng.integers(-1, 6, ways * sets).astype(np.int64)   # few stamps: ties happen; -1 as a warming probe's
+        base = int(rng.integers(0, sets)) * ways
+        line = int(rng.integers(10, 20))
+        hit, victim = set_lookup(tags, lru, base, ways, line)
+        want = _reference_lookup(tags, lru, base, ways, line)
+        if isinstance(want, tuple):
+            assert (hit, victim) == want, (tags[base:base + ways], lru[base:base + ways], line)
+        else:
+            assert hit == want
+    # the cases by hand: an empty way wins over an older occupied one; among
+    # occupied ways the first of the oldest stamps
+    t = np.array([5, -1, 6, -1], np.int64)
+    assert set_lookup(t, np.array([0, 9, 0, 9], np.int64), 0, 4, 7) == (-1, 1)
+    t = np.array([5, 6, UNKNOWN, 8], np.int64)
+    assert set_lookup(t, np.array([3, 2, 2, 4], np.int64), 0, 4, 7) == (-1, 1)
+    assert set_lookup(t, np.array([3, 2, 2, 4], np.int64), 0, 4, 8)[0] == 3

@@ -257,6 +257,32 @@ def _book(cal, r, a, n, now):
     return s
 
 
+#: the key of an empty way in :func:`set_lookup`: below every LRU stamp (a
+#: warming probe's unknown entries carry -1)
+EMPTY_WAY = np.int64(-(1 << 62))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def set_lookup(tags, lru, base, ways, line):
+    """Look ``line`` up in the set of ``ways`` ways from ``base`` of a cache's
+    ``tags`` and ``lru`` stamps: (the way that holds it or -1, the victim).
+    The victim is the set's first empty way, else its least recently used
+    (the first of equal stamps).  It is chosen with selects, not branches:
+    which way holds the oldest stamp is what the host cannot predict, and
+    the branches the scan took cost a misprediction at each new minimum."""
+    victim = base
+    vkey = EMPTY_WAY if tags[base] == -1 else lru[base]
+    for i in range(base, base + ways):
+        t = tags[i]
+        if t == line:
+            return i, victim
+        k = EMPTY_WAY if t == -1 else lru[i]
+        older = k < vkey
+        victim = i if older else victim
+        vkey = k if older else vkey
+    return -1, victim
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def _dram(line, t, now, is_write, C, bank_cal, bank_row, chan_cal, burst, ST):
     """Reserve DRAM for one 128-byte line requested at cycle ``t``; return the
@@ -308,15 +334,12 @@ def _l2_touch(line, mode, C, G, L2):
     nsl, ways = C[C_L2_SLICES], C[C_L2_WAYS]
     base = (l2_slice(line, nsl, C[C_L2_HASH]) * C[C_L2_SETS] + (line // nsl) % C[C_L2_SETS]) * ways
     G[G_STAMP] += 1
-    victim = base
-    for i in range(base, base + ways):
-        if L2[L2_TAG, i] == line:
-            L2[L2_LRU, i] = G[G_STAMP]
-            if mode != 0:
-                L2[L2_DIRTY, i] = 1
-            return i, -1
-        if L2[L2_TAG, victim] != -1 and (L2[L2_TAG, i] == -1 or L2[L2_LRU, i] < L2[L2_LRU, victim]):
-            victim = i
+    hit, victim = set_lookup(L2[L2_TAG], L2[L2_LRU], base, ways, line)
+    if hit >= 0:
+        L2[L2_LRU, hit] = G[G_STAMP]
+        if mode != 0:
+            L2[L2_DIRTY, hit] = 1
+        return hit, -1
     return -1, victim
 
 
@@ -388,17 +411,9 @@ def warm_block(blk, s, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lin
                 if kind == K_LOAD:
                     base = (line % l1_sets) * l1_ways
                     G[G_STAMP] += 1
-                    victim = base
-                    hit = False
-                    for i in range(base, base + l1_ways):
-                        if L1[L1_TAG, s, i] == line:
-                            L1[L1_LRU, s, i] = G[G_STAMP]
-                            hit = True
-                            break
-                        if L1[L1_TAG, s, victim] != -1 and (L1[L1_TAG, s, i] == -1 or
-                                                            L1[L1_LRU, s, i] < L1[L1_LRU, s, victim]):
-                            victim = i
-                    if hit:
+                    hit, victim = set_lookup(L1[L1_TAG, s], L1[L1_LRU, s], base, l1_ways, line)
+                    if hit >= 0:
+                        L1[L1_LRU, s, hit] = G[G_STAMP]
                         continue
                     L1[L1_TAG, s, victim] = line
                     L1[L1_LRU, s, victim] = G[G_STAMP]
@@ -617,14 +632,7 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
                 PCST[pc, PC_L1_ACC] += 1
                 base = (line % l1_sets) * ways
                 G[G_STAMP] += 1
-                hit = -1
-                victim = base
-                for i in range(base, base + ways):
-                    if L1[L1_TAG, s, i] == line:
-                        hit = i
-                        break
-                    if L1[L1_TAG, s, victim] != -1 and (L1[L1_TAG, s, i] == -1 or L1[L1_LRU, s, i] < L1[L1_LRU, s, victim]):
-                        victim = i
+                hit, victim = set_lookup(L1[L1_TAG, s], L1[L1_LRU, s], base, ways, line)
                 if hit >= 0:
                     L1[L1_LRU, s, hit] = G[G_STAMP]
                     fill = L1[L1_FILL, s, hit]
