@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from ..sim.engine import l2_slice
+from ..sim.engine import l2_slice, set_lookup
 from ..sim.static import K_ATOM, K_LOAD, K_STORE, SP_GLOBAL, SP_LOCAL, SP_MIXED
 from ..sim.hardware import field_value
 
@@ -75,15 +75,12 @@ def _l2_access(line, write, L2tag, L2lru, L2dirty, l2_sets, l2_ways, slices, sta
     base = (sl * l2_sets + (line // slices) % l2_sets) * l2_ways
     out[pc, PC_L2_ACC] += 1
     slice_hist[sl] += 1
-    victim = base
-    for i in range(base, base + l2_ways):
-        if L2tag[i] == line:
-            L2lru[i] = stamp
-            if write:
-                L2dirty[i] = 1
-            return 2
-        if L2tag[victim] != -1 and (L2tag[i] == -1 or L2lru[i] < L2lru[victim]):
-            victim = i
+    hit, victim = set_lookup(L2tag, L2lru, base, l2_ways, line)
+    if hit >= 0:
+        L2lru[hit] = stamp
+        if write:
+            L2dirty[hit] = 1
+        return 2
     out[pc, PC_L2_MISS] += 1
     if L2tag[victim] != -1 and L2dirty[victim] == 1:
         out[pc, PC_DRAM_WR] += 1
@@ -100,14 +97,7 @@ def _l2_access(line, write, L2tag, L2lru, L2dirty, l2_sets, l2_ways, slices, sta
 @njit(cache=True, _nrt=False)
 def _l1_find(s, line, L1tag, L1st, l1_sets, l1_ways):
     """Core ``s``'s L1 way holding ``line`` (-1 if none) and the LRU victim of its set."""
-    base = (line % l1_sets) * l1_ways
-    victim = base
-    for i in range(base, base + l1_ways):
-        if L1tag[s, i] == line:
-            return i, victim
-        if L1tag[s, victim] != -1 and (L1tag[s, i] == -1 or L1st[L1_LRU, s, i] < L1st[L1_LRU, s, victim]):
-            victim = i
-    return -1, victim
+    return set_lookup(L1tag[s], L1st[L1_LRU, s], (line % l1_sets) * l1_ways, l1_ways, line)
 
 
 @njit(cache=True)
