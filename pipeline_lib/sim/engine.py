@@ -271,7 +271,7 @@ def set_lookup(tags, lru, base, ways, line):
     which way holds the oldest stamp is what the host cannot predict, and
     the branches the scan took cost a misprediction at each new minimum."""
     victim = base
-    vkey = EMPTY_WAY if tags[base] == -1 else lru[base]
+    vkey = np.int64(INF)     # the first way is older than this
     for i in range(base, base + ways):
         t = tags[i]
         if t == line:
