@@ -196,8 +196,8 @@ def _book(cal, r, a, n, now):
     or after ``a``; return its start.  Intervals that end by ``now`` (no
     request arrives before the current cycle) are forgotten.  When the
     calendar is full, the two intervals with the smallest gap merge (the gap
-    is lost: a slight overestimate of the queueing, only under extreme
-    fragmentation)."""
+    is lost: an overestimate of the queueing; how often that happens and
+    what it moves, in docs/simulator.md)."""
     m = cal[r, 0]
     drop = 0
     while drop < m and cal[r, 2 + 2 * drop] <= now:
