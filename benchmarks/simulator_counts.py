@@ -1,6 +1,6 @@
 """Event counts of the detailed simulator's engine: scheduler visits and calendar bookings.
 
-    .venv/bin/python benchmarks/simulator_counts.py [trace_dir ...] [--hw NAME] [--intervals N] [--rescan]
+    .venv/bin/python benchmarks/simulator_counts.py [trace_dir ...] [--hw NAME] [--intervals N] [--rescan] [--ticks]
 
 What a speed change to the engine would have to cut (docs/simulator.md,
 Speed).  The working tree's ``pipeline_lib`` is copied into a temporary
@@ -31,9 +31,23 @@ With ``--rescan`` a second copy, without the counters, scans every visited
 SM's warp slots a second time (the earliest ready cycle of its running
 warps, added into the calendar's extra row so that the compiler keeps the
 loop), and it and the working tree's engine simulate each trace
-alternately, three times each: the ratio of their fastest times bounds
-what the round-robin scan's checks cost, which an instruction-level
-profile cannot tell apart from the memory-path work they overlap with.
+alternately, three times each: the ratio of their fastest times is a
+lower bound on what the round-robin scan's checks cost (the second pass
+finds the slots in the host's L1, where the first brought them).
+
+With ``--ticks`` a third copy reads the host's time-stamp counter (LLVM's
+``readcyclecounter``: ``rdtsc`` on x86, no performance counters needed)
+around the parts of the engine and prints each part's share of the time
+spent in ``run``: the clock's steps outside the SM visits (block dispatch,
+the next visit's cycle), the visits outside the issues (the scan and its
+bookkeeping), the issues outside their cache path, the cache path outside
+the L2 (L1 tags, MSHRs), the L2 and DRAM path outside the calendars, and
+the three calendars' bookings.  A reading costs about 23 ticks, and a
+memory-bound input takes some 18 per warp instruction (a quarter of its
+ticks); each lands in the part it is taken in, so the short parts' shares
+are upper bounds.  Unlike a second pass over the same data
+(``--rescan``), the readings time the parts as they run, with the host
+caches and branch history the engine leaves them.
 
 The instrumented engine runs slower than the real one; the counts are
 exact.  The round-robin scheduler's counts only (``--hw`` with a
@@ -85,6 +99,73 @@ RESCAN_PATCH = ("            if issued > 0 or retired_here:\n                SM[
                 "                    dm = W[w, W_READY]\n"
                 "            chan_cal[chan_cal.shape[0] - 1, 0] += dm & 1\n"
                 "            if issued > 0 or retired_here:\n                SM[s, SM_NEXT] = t + 1\n")
+# the time-stamp counter around the engine's parts (--ticks); each part's
+# ticks are summed into a column of a calendar's extra row
+CYCLES_INTRINSIC = '''
+
+@intrinsic
+def cycles(typingctx):
+    """The host's time-stamp counter (llvm.readcyclecounter)."""
+    def codegen(context, builder, sig, args):
+        f = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(64), []),
+                                           "llvm.readcyclecounter")
+        return builder.call(f, [])
+    return types.int64(), codegen
+'''
+
+
+def _timed(lines: str, column: int, cal: str = "chan_cal", indent: str = "") -> str:
+    """``lines`` between two readings of the counter, the difference added to
+    ``cal``'s extra row at ``column``."""
+    return (f"{indent}c0 = cycles()\n{lines}"
+            f"{indent}{cal}[{cal}.shape[0] - 1, {column}] += cycles() - c0\n")
+
+
+_L2_ARGS = "C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST"
+L2_CALLS = [(20, f"rdy = _l2(line, lsu, 0, {_L2_ARGS}, pc)\n"),       # a load's L1 miss
+            (16, f"_l2(line, lsu, 1, {_L2_ARGS}, -1)\n"),             # a store
+            (16, f"rdy = _l2(line, lsu, 2, {_L2_ARGS}, -1)\n")]       # an atomic
+SLICE = "    start = _book(slice_cal, sl, t + icnt, C[C_L2_SVC], G[G_CYCLE])\n"
+BANK = "    start = _book(bank_cal, b, t, rm + np.int64(np.ceil(burst)), now)\n"
+CHANNEL = "    slot = _book(chan_cal, ch, np.int64(np.ceil((start + rm) / burst)), 1, np.int64(now / burst))\n"
+ISSUE_CALL = ("                    rc = _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,\n"
+              "                                t_loff, t_lines, P, L1, mshr, L2, slice_cal,\n"
+              "                                bank_cal, bank_row, chan_cal, burst, ST, PCST, ubbv)\n")
+VISIT_END = ("            if stalls:\n                ST[ST_STALL0 + SM[s, SM_CAUSE]] += 1\n"
+             "                SM[s, SM_SEEN] = t + 1\n")
+TICK_PATCHES = [
+    ("from ..intrinsics import prefetch\n", "from ..intrinsics import prefetch, cycles\n"),
+    (SLICE, _timed(SLICE, 20, "slice_cal", "    ")),
+    (BANK, _timed(BANK, 20, "bank_cal", "    ")),
+    (CHANNEL, _timed(CHANNEL, 21, "chan_cal", "    ")),
+    *[(" " * n + call, _timed(" " * n + call, 22, indent=" " * n)) for n, call in L2_CALLS],
+    ("        seen = (ST[ST_MSHR_STALL], ST[ST_L2_MISS], ST[ST_L1_MISS] + ST[ST_L1_MERGE])\n",
+     "        c_mem = cycles()\n        seen = (ST[ST_MSHR_STALL], ST[ST_L2_MISS], ST[ST_L1_MISS] + ST[ST_L1_MERGE])\n"),
+    ("        SM[s, SM_LSU] = lsu\n",
+     "        SM[s, SM_LSU] = lsu\n        chan_cal[chan_cal.shape[0] - 1, 23] += cycles() - c_mem\n"),
+    (ISSUE_CALL, _timed(ISSUE_CALL, 24, indent=" " * 20)),
+    ("            base = s * MAXW\n            issued = 0\n",
+     "            c_visit = cycles()\n            base = s * MAXW\n            issued = 0\n"),
+    (VISIT_END, VISIT_END + "            chan_cal[chan_cal.shape[0] - 1, 25] += cycles() - c_visit\n"),
+    ("    G[G_CALL_ISSUED] = 0\n    while True:\n", "    G[G_CALL_ISSUED] = 0\n    c_run = cycles()\n    while True:\n"),
+    *[(f"            return {rc}",
+       f"            chan_cal[chan_cal.shape[0] - 1, 26] += cycles() - c_run\n            return {rc}")
+      for rc in ("RC_DONE, 0", "-1, 0", "RC_RETIRED, nret", "RC_BUDGET, 0")],     # every return of run()
+]
+
+
+def tick_shares(sim) -> list[tuple[str, float]]:
+    """(part, share of ``run``'s ticks) from a --ticks copy's simulator."""
+    c, sl, bk = sim.chan_cal[-1], sim.slice_cal[-1], sim.bank_cal[-1]
+    run, visits, issues, cache, l2 = c[26], c[25], c[24], c[23], c[22]
+    books = sl[20] + bk[20] + c[21]
+    parts = [("clock steps outside the SM visits", run - visits), ("SM visits outside the issues", visits - issues),
+             ("issues outside their cache path", issues - cache), ("cache path outside the L2", cache - l2),
+             ("L2 and DRAM path outside the calendars", l2 - books), ("L2 slice bookings", sl[20]),
+             ("DRAM bank bookings", bk[20]), ("DRAM channel bookings", c[21])]
+    return [(name, ticks / run) for name, ticks in parts]
+
+
 # the calendars, one row more (sim/simulator.py)
 SIMULATOR_PATCHES = [(f"self.{c} = np.zeros(({n}, E.CAL_WIDTH), np.int64)",
                       f"self.{c} = np.zeros(({n} + 1, E.CAL_WIDTH), np.int64)")
@@ -108,6 +189,9 @@ def copied(tmp: Path, name: str, engine_patches):
         (tmp / "config").symlink_to(ROOT / "config")          # the hardware schema
     patch(tmp / name / "sim" / "engine.py", engine_patches)
     patch(tmp / name / "sim" / "simulator.py", SIMULATOR_PATCHES)
+    if engine_patches is TICK_PATCHES:
+        intrinsics = tmp / name / "intrinsics.py"
+        intrinsics.write_text(intrinsics.read_text() + CYCLES_INTRINSIC)
     if str(tmp) not in sys.path:
         sys.path.insert(0, str(tmp))
     return importlib.import_module(name + ".sim.simulator")
@@ -133,6 +217,7 @@ def main():
     ap.add_argument("--intervals", type=int, default=None,
                     help="calendar rows of this many intervals, cycles compared with the working tree's engine")
     ap.add_argument("--rescan", action="store_true", help="time a second scan of the warp slots at every visit")
+    ap.add_argument("--ticks", action="store_true", help="each part's share of the engine's time, by the time-stamp counter")
     args = ap.parse_args()
     from pipeline_lib.sim import load_hardware
     from pipeline_lib.sim import simulator as own_simulator
@@ -145,6 +230,7 @@ def main():
             if args.intervals else []
         simulator = copied(Path(tmp), NAME, ENGINE_PATCHES + row)
         rescan = copied(Path(tmp), NAME + "_rescan", [RESCAN_PATCH]) if args.rescan else None
+        ticks = copied(Path(tmp), NAME + "_ticks", TICK_PATCHES) if args.ticks else None
         print(f"({args.hw}; per warp instruction issued; calendars: bookings, mean intervals held, "
               "appended or extended, searched, intervals looked at per search, overflows)")
         for path in args.traces:
@@ -170,6 +256,13 @@ def main():
             if rescan is not None:
                 ratio = fastest_ratio(own_simulator, rescan, hw, TraceDir(path))
                 print(f"  host time with a second scan at every visit: {ratio:.2f}x (fastest of 3 each)", flush=True)
+            if ticks is not None:
+                timed = ticks.Simulator(hw, TraceDir(path))
+                timed.run()
+                run = timed.chan_cal[-1, 26]
+                print(f"  time-stamp ticks in run(): {run / n:.0f} per warp instruction", flush=True)
+                for part, share in tick_shares(timed):
+                    print(f"    {part:40s} {100 * share:5.1f}%", flush=True)
 
 
 if __name__ == "__main__":
