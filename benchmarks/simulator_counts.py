@@ -42,16 +42,19 @@ spent in ``run``: the clock's steps outside the SM visits (block dispatch,
 the next visit's cycle), the visits outside the issues (the scan and its
 bookkeeping), the issues outside their cache path, the cache path outside
 the L2 (L1 tags, MSHRs), the L2 and DRAM path outside the calendars, and
-the three calendars' bookings.  A reading costs about 23 ticks, and a
-memory-bound input takes some 18 per warp instruction (a quarter of its
-ticks); each lands in the part it is taken in, so the short parts' shares
-are upper bounds.  Unlike a second pass over the same data
+the three calendars' bookings.  Each reading of the counter lands in the
+part it is taken in, so the short parts' shares are upper bounds.  Unlike a second pass over the same data
 (``--rescan``), the readings time the parts as they run, with the host
 caches and branch history the engine leaves them.
 
+The script also measures what a reading costs (the mean ticks between
+two back-to-back readings) and prints the readings taken per warp
+instruction, which bound their share of the ticks.
+
 The instrumented engine runs slower than the real one; the counts are
-exact.  The round-robin scheduler's counts only (``--hw`` with a
-greedy-then-oldest scheduler leaves the scan's count at 0).
+exact.  The round-robin scheduler's only: with ``--hw`` naming a
+greedy-then-oldest scheduler the scan's count stays 0 and ``--ticks``
+does not time the issues.
 """
 import argparse
 import importlib
@@ -114,11 +117,14 @@ def cycles(typingctx):
 '''
 
 
+READINGS = "chan_cal[chan_cal.shape[0] - 1, 30] += 2\n"     # two readings of the counter taken
+
+
 def _timed(lines: str, column: int, cal: str = "chan_cal", indent: str = "") -> str:
     """``lines`` between two readings of the counter, the difference added to
     ``cal``'s extra row at ``column``."""
     return (f"{indent}c0 = cycles()\n{lines}"
-            f"{indent}{cal}[{cal}.shape[0] - 1, {column}] += cycles() - c0\n")
+            f"{indent}{cal}[{cal}.shape[0] - 1, {column}] += cycles() - c0\n{indent}{READINGS}")
 
 
 _L2_ARGS = "C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST"
@@ -142,14 +148,17 @@ TICK_PATCHES = [
     ("        seen = (ST[ST_MSHR_STALL], ST[ST_L2_MISS], ST[ST_L1_MISS] + ST[ST_L1_MERGE])\n",
      "        c_mem = cycles()\n        seen = (ST[ST_MSHR_STALL], ST[ST_L2_MISS], ST[ST_L1_MISS] + ST[ST_L1_MERGE])\n"),
     ("        SM[s, SM_LSU] = lsu\n",
-     "        SM[s, SM_LSU] = lsu\n        chan_cal[chan_cal.shape[0] - 1, 23] += cycles() - c_mem\n"),
+     "        SM[s, SM_LSU] = lsu\n        chan_cal[chan_cal.shape[0] - 1, 23] += cycles() - c_mem\n"
+     f"        {READINGS}"),
     (ISSUE_CALL, _timed(ISSUE_CALL, 24, indent=" " * 20)),
     ("            base = s * MAXW\n            issued = 0\n",
      "            c_visit = cycles()\n            base = s * MAXW\n            issued = 0\n"),
-    (VISIT_END, VISIT_END + "            chan_cal[chan_cal.shape[0] - 1, 25] += cycles() - c_visit\n"),
+    (VISIT_END, VISIT_END + "            chan_cal[chan_cal.shape[0] - 1, 25] += cycles() - c_visit\n"
+                            f"            {READINGS}"),
     ("    G[G_CALL_ISSUED] = 0\n    while True:\n", "    G[G_CALL_ISSUED] = 0\n    c_run = cycles()\n    while True:\n"),
     *[(f"            return {rc}",
-       f"            chan_cal[chan_cal.shape[0] - 1, 26] += cycles() - c_run\n            return {rc}")
+       f"            chan_cal[chan_cal.shape[0] - 1, 26] += cycles() - c_run\n            {READINGS}"
+       f"            return {rc}")
       for rc in ("RC_DONE, 0", "-1, 0", "RC_RETIRED, nret", "RC_BUDGET, 0")],     # every return of run()
 ]
 
@@ -197,9 +206,28 @@ def copied(tmp: Path, name: str, engine_patches):
     return importlib.import_module(name + ".sim.simulator")
 
 
+def reading_ticks(name: str, pairs: int = 10_000_000) -> float:
+    """Mean ticks between two back-to-back readings of the counter, with the
+    ``cycles`` intrinsic of the --ticks copy ``name``: what one reading
+    adds to the part it is taken in."""
+    from numba import njit
+    cycles = importlib.import_module(name + ".intrinsics").cycles
+
+    @njit
+    def pairs_apart(n):
+        s = 0
+        for _ in range(n):
+            c0 = cycles()
+            s += cycles() - c0
+        return s
+    pairs_apart(10)
+    return pairs_apart(pairs) / pairs
+
+
 def fastest_ratio(old, new, hw, trace, reps: int = 3) -> float:
     """Fastest time of simulator module ``new`` over that of ``old`` on
     ``trace``, the two run alternately (this machine's speed drifts)."""
+    new.Simulator(hw, trace).run()          # a copy compiles at its first run
     times = {id(old): [], id(new): []}
     for _ in range(reps):
         for sim in (old, new):
@@ -259,8 +287,12 @@ def main():
             if ticks is not None:
                 timed = ticks.Simulator(hw, TraceDir(path))
                 timed.run()
-                run = timed.chan_cal[-1, 26]
-                print(f"  time-stamp ticks in run(): {run / n:.0f} per warp instruction", flush=True)
+                run, readings = timed.chan_cal[-1, 26], timed.chan_cal[-1, 30]
+                apart = reading_ticks(NAME + "_ticks")
+                print(f"  time-stamp ticks in run(): {run / n:.0f} per warp instruction; {readings / n:.1f} readings "
+                      f"per warp instruction at {apart:.1f} ticks between two back-to-back ones "
+                      f"(at most {100 * readings * apart / run:.0f}% of the ticks, less where the host "
+                      "overlaps them with the work around them)", flush=True)
                 for part, share in tick_shares(timed):
                     print(f"    {part:40s} {100 * share:5.1f}%", flush=True)
 
