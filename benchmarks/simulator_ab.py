@@ -35,6 +35,20 @@ def same_outputs(a, b) -> bool:
     return all(getattr(a, t).equals(getattr(b, t)) for t in TABLES) and info[0] == info[1]
 
 
+def alternate(versions: dict, hw, trace, reps: int, **options) -> tuple[dict, dict]:
+    """Simulate ``trace`` with each simulator module of ``versions`` ({label:
+    module}) in turn, ``reps`` rounds (this machine's speed drifts, so the
+    versions alternate): ({label: host seconds of each run}, {label: its
+    last SimResult})."""
+    runs, results = {label: [] for label in versions}, {}
+    for _ in range(reps):
+        for label, sim in versions.items():
+            t0 = time.perf_counter()
+            results[label] = sim.Simulator(hw, trace, **options).run()
+            runs[label].append(time.perf_counter() - t0)
+    return runs, results
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("rev", help="git revision to compare the working tree with")
@@ -64,12 +78,7 @@ def main():
             trace = TraceDir(path)
             for lid in trace.launches["launch"]:    # decoded once, as a sweep job's cache holds them
                 trace.launch_trace(int(lid))
-            runs, results = {"old": [], "new": []}, {}
-            for _ in range(args.reps):
-                for label, sim in versions.items():
-                    t0 = time.perf_counter()
-                    results[label] = sim.Simulator(hw, trace, stall_breakdown=args.stalls).run()
-                    runs[label].append(time.perf_counter() - t0)
+            runs, results = alternate(versions, hw, trace, args.reps, stall_breakdown=args.stalls)
             old, new = min(runs["old"]), min(runs["new"])
             paired = statistics.median(o / n for o, n in zip(runs["old"], runs["new"]))
             rate = results["new"].launches["warp_instrs"].sum() / new / 1e6

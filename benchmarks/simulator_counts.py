@@ -61,8 +61,9 @@ import importlib
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from simulator_ab import alternate
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "pipeline_lib_counts"
@@ -190,17 +191,17 @@ def patch(path: Path, replaces) -> None:
     path.write_text(text.replace("cache=True", "cache=False"))
 
 
-def copied(tmp: Path, name: str, engine_patches):
+def copied(tmp: Path, name: str, engine_patches, intrinsics: str = ""):
     """The working tree's simulator module, copied to ``tmp/name`` with
-    ``engine_patches`` and the calendars' extra row, imported."""
+    ``engine_patches``, the calendars' extra row and ``intrinsics``
+    appended to its intrinsics module, imported."""
     shutil.copytree(ROOT / "pipeline_lib", tmp / name, ignore=shutil.ignore_patterns("__pycache__"))
     if not (tmp / "config").exists():
         (tmp / "config").symlink_to(ROOT / "config")          # the hardware schema
     patch(tmp / name / "sim" / "engine.py", engine_patches)
     patch(tmp / name / "sim" / "simulator.py", SIMULATOR_PATCHES)
-    if engine_patches is TICK_PATCHES:
-        intrinsics = tmp / name / "intrinsics.py"
-        intrinsics.write_text(intrinsics.read_text() + CYCLES_INTRINSIC)
+    module = tmp / name / "intrinsics.py"
+    module.write_text(module.read_text() + intrinsics)
     if str(tmp) not in sys.path:
         sys.path.insert(0, str(tmp))
     return importlib.import_module(name + ".sim.simulator")
@@ -226,15 +227,10 @@ def reading_ticks(name: str, pairs: int = 10_000_000) -> float:
 
 def fastest_ratio(old, new, hw, trace, reps: int = 3) -> float:
     """Fastest time of simulator module ``new`` over that of ``old`` on
-    ``trace``, the two run alternately (this machine's speed drifts)."""
+    ``trace``, the two run alternately (simulator_ab.alternate)."""
     new.Simulator(hw, trace).run()          # a copy compiles at its first run
-    times = {id(old): [], id(new): []}
-    for _ in range(reps):
-        for sim in (old, new):
-            t0 = time.perf_counter()
-            sim.Simulator(hw, trace).run()
-            times[id(sim)].append(time.perf_counter() - t0)
-    return min(times[id(new)]) / min(times[id(old)])
+    runs, _ = alternate({"old": old, "new": new}, hw, trace, reps)
+    return min(runs["new"]) / min(runs["old"])
 
 
 def main():
@@ -258,11 +254,12 @@ def main():
             if args.intervals else []
         simulator = copied(Path(tmp), NAME, ENGINE_PATCHES + row)
         rescan = copied(Path(tmp), NAME + "_rescan", [RESCAN_PATCH]) if args.rescan else None
-        ticks = copied(Path(tmp), NAME + "_ticks", TICK_PATCHES) if args.ticks else None
+        ticks = copied(Path(tmp), NAME + "_ticks", TICK_PATCHES, CYCLES_INTRINSIC) if args.ticks else None
         print(f"({args.hw}; per warp instruction issued; calendars: bookings, mean intervals held, "
               "appended or extended, searched, intervals looked at per search, overflows)")
         for path in args.traces:
-            sim = simulator.Simulator(hw, TraceDir(path))
+            trace = TraceDir(path)       # its launches decoded once, for every copy below
+            sim = simulator.Simulator(hw, trace)
             result = sim.run()
             n = int(result.launches["warp_instrs"].sum())
             v = sim.chan_cal[-1]
@@ -277,15 +274,15 @@ def main():
                       f"{c[4] / max(int(c[3]), 1):5.2f} looked at per search, {int(c[5])} overflows "
                       f"({100 * c[5] / k:.2f}%)", flush=True)
             if args.intervals:
-                own = Simulator(hw, TraceDir(path)).run().launches.set_index("launch")["cycles"]
+                own = Simulator(hw, trace).run().launches.set_index("launch")["cycles"]
                 new = result.launches.set_index("launch")["cycles"]
                 print(f"  cycles with rows of {args.intervals} intervals: {100 * (new.sum() / own.sum() - 1):+.3f}% "
                       f"in total, at most {100 * ((new - own) / own).abs().max():.3f}% in a launch", flush=True)
             if rescan is not None:
-                ratio = fastest_ratio(own_simulator, rescan, hw, TraceDir(path))
+                ratio = fastest_ratio(own_simulator, rescan, hw, trace)
                 print(f"  host time with a second scan at every visit: {ratio:.2f}x (fastest of 3 each)", flush=True)
             if ticks is not None:
-                timed = ticks.Simulator(hw, TraceDir(path))
+                timed = ticks.Simulator(hw, trace)
                 timed.run()
                 run, readings = timed.chan_cal[-1, 26], timed.chan_cal[-1, 30]
                 apart = reading_ticks(NAME + "_ticks")
