@@ -1,0 +1,122 @@
+"""How far any stratification of a run's units could take SimProf's lead over
+SRS (docs/simprof.md, "What stratification can gain on these units").
+
+    .venv/bin/python benchmarks/simprof_stratification_bound.py [--results results-emulated] [--points 20]
+
+Reads each run's ``simprof/phases/<run>/units.parquet`` (the workflow's
+``simprof_phases`` output; the measure the phases were formed against) and,
+per population of the sampling study (``run.populations``: each executor
+thread with more units than the sample), compares standard errors of the
+mean at the sample size every method gets (``--points``), all from the
+profiled values, with the finite population correction (eq. 36) and eq. 33's
+allocation as the workflow computes them (``sampling.optimal_allocation``,
+at least one unit per stratum):
+
+- SRS: the units as one stratum;
+- SimProf: the run's own phases (the silhouette rule's k, 5.3.2);
+- oracle: the best k strata there are -- the units sorted by the measure
+  itself and cut where the sum of N_h sigma_h, eq. 33's allocation term, is
+  least (Dalenius' optimal strata; a dynamic program over the cut points).
+  No method could form these: they are cut on the values sampling is meant
+  to estimate.  They bound what any k phases could gain.
+
+Prints, per population, SRS / SimProf and SRS / oracle standard-error
+ratios (the mean absolute error of an unbiased estimate is its standard
+error times sqrt(2 / pi) when it is near normal, so the ratios of errors
+follow), beside the ratio of the sampling study's measured mean errors
+(``simprof/sampling/<run>/errors.parquet``) when it is there; then the
+smallest k at which the oracle reaches ``--target`` (the issue's 4x).
+"""
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pipeline_lib.simprof.run import populations
+from pipeline_lib.simprof.sampling import optimal_allocation, phase_stds, strata, stratified_se
+
+
+def standard_error(values, labels, n: int) -> float:
+    """Standard error of the stratified mean of ``n`` units with eq. 33's
+    allocation, the profiled sigma_h standing in for s_h."""
+    phases, sizes = strata(labels)
+    stds = phase_stds(values, labels, phases)
+    return stratified_se(sizes, optimal_allocation(sizes, stds, n), stds)
+
+
+def oracle_labels(values, k: int) -> np.ndarray:
+    """Labels of the k strata, contiguous in sorted order of ``values``,
+    that minimise sum_h N_h sigma_h (population sigma)."""
+    order = np.argsort(values, kind="stable")
+    y = np.asarray(values, np.float64)[order]
+    N = len(y)
+    c1 = np.concatenate([[0.0], np.cumsum(y)])
+    c2 = np.concatenate([[0.0], np.cumsum(y * y)])
+
+    def cost(i, j):      # N sigma of y[i:j], vectorised over i
+        m = j - i
+        return np.sqrt(np.maximum(m * (c2[j] - c2[i]) - (c1[j] - c1[i]) ** 2, 0.0))
+
+    best = np.full((k + 1, N + 1), np.inf)
+    cut = np.zeros((k + 1, N + 1), np.int64)
+    best[0, 0] = 0.0
+    for h in range(1, k + 1):
+        for j in range(h, N + 1):
+            i = np.arange(h - 1, j)
+            total = best[h - 1, i] + cost(i, j)
+            a = int(np.argmin(total))
+            best[h, j], cut[h, j] = total[a], i[a]
+    labels = np.empty(N, np.int64)
+    j = N
+    for h in range(k, 0, -1):
+        labels[order[cut[h, j]:j]] = h - 1
+        j = cut[h, j]
+    return labels
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--results", default="results-emulated", help="results directory of the runs")
+    ap.add_argument("--measure", default="cpi", help="units table column the phases were formed against")
+    ap.add_argument("--points", type=int, default=20, help="sample size of every method (the seed's 20)")
+    ap.add_argument("--target", type=float, default=4.0, help="SRS / stratified error ratio asked for")
+    ap.add_argument("--max-k", type=int, default=20, help="largest oracle k tried (the seed's k_max)")
+    args = ap.parse_args()
+    root = Path(args.results) / "simprof"
+    paths = sorted((root / "phases").glob("*/units.parquet"))
+    if not paths:
+        raise SystemExit(f"{root / 'phases'}: no units.parquet (run the workflow's simprof_phases first)")
+    print(f"{'run':<16}{'thread':>7}{'units':>7}{'k':>4}  {'SRS/SimProf':>11}  {'measured':>8}  "
+          f"{'SRS/oracle(k)':>13}  {'oracle k for ' + format(args.target, 'g') + 'x':>16}")
+    rows = []
+    for path in paths:
+        run = path.parent.name
+        u = pd.read_parquet(path)
+        if args.measure not in u:
+            raise SystemExit(f"{path}: no column {args.measure!r} (columns: {', '.join(u.columns)})")
+        errors = root / "sampling" / run / "errors.parquet"
+        err = pd.read_parquet(errors) if errors.exists() else None
+        for tid, idx in populations(u, args.points):
+            y = u[args.measure].to_numpy(np.float64)[idx]
+            labels = u["phase"].to_numpy()[idx]
+            k = len(np.unique(labels))
+            srs = standard_error(y, np.zeros(len(y), np.int64), args.points)
+            mine = srs / standard_error(y, labels, args.points)
+            oracle = srs / standard_error(y, oracle_labels(y, k), args.points)
+            reach = next((kk for kk in range(1, min(args.max_k, args.points) + 1)
+                          if srs / standard_error(y, oracle_labels(y, kk), args.points) >= args.target), None)
+            measured = np.nan
+            if err is not None:
+                e = err[err["thread"] == tid].groupby("method")["error"].mean()
+                measured = e["SRS"] / e["SimProf"]
+            rows.append((mine, oracle))
+            print(f"{run:<16}{tid:>7}{len(y):>7}{k:>4}  {mine:>10.2f}x  {measured:>7.2f}x  {oracle:>12.2f}x  "
+                  f"{reach if reach else '> ' + str(min(args.max_k, args.points)):>16}")
+    mine, oracle = np.array(rows).T
+    print(f"mean over {len(rows)} populations: SRS/SimProf {mine.mean():.2f}x, SRS/oracle at SimProf's k "
+          f"{oracle.mean():.2f}x")
+
+
+if __name__ == "__main__":
+    main()
