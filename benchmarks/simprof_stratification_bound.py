@@ -14,7 +14,7 @@ at least one unit per stratum):
 
 - SRS: the units as one stratum;
 - SimProf: the run's own phases (the silhouette rule's k, 5.3.2);
-- oracle: the best k strata there are -- the units sorted by the measure
+- oracle: the best k strata by eq. 33's criterion -- the units sorted by the measure
   itself and cut where the sum of N_h sigma_h, eq. 33's allocation term, is
   least (Dalenius' optimal strata; a dynamic program over the cut points).
   No method could form these: they are cut on the values sampling is meant

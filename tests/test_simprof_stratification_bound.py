@@ -1,5 +1,5 @@
 """benchmarks/simprof_stratification_bound.py: its oracle strata are the best
-k strata there are, so the bound it reports on SimProf's lead holds
+k strata by eq. 33's criterion, so the bound it reports on SimProf's lead holds
 (docs/simprof.md, "What stratification can gain on these units")."""
 import itertools
 import sys
