@@ -103,9 +103,11 @@ def main():
             k = len(np.unique(labels))
             srs = standard_error(y, np.zeros(len(y), np.int64), args.points)
             mine = srs / standard_error(y, labels, args.points)
-            oracle = srs / standard_error(y, oracle_labels(y, k), args.points)
-            reach = next((kk for kk in range(1, min(args.max_k, args.points) + 1)
-                          if srs / standard_error(y, oracle_labels(y, kk), args.points) >= args.target), None)
+            # the oracle's ratio at every k tried, each cut once
+            ratios = {kk: srs / standard_error(y, oracle_labels(y, kk), args.points)
+                      for kk in range(1, max(k, min(args.max_k, args.points)) + 1)}
+            oracle = ratios[k]
+            reach = next((kk for kk in range(1, min(args.max_k, args.points) + 1) if ratios[kk] >= args.target), None)
             measured = np.nan
             if err is not None:
                 e = err[err["thread"] == tid].groupby("method")["error"].mean()
