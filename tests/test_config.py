@@ -231,6 +231,34 @@ def test_every_configuration_field_is_described():
     assert not missing, f"config/schema.yaml: fields without a description: {missing}"
 
 
+def test_every_schema_key_is_a_keyword():
+    """A field's schema holds JSON-schema keywords only: an unquoted comma in
+    a flow mapping's description (``{description: a, b}``) would end the
+    description at the comma and make the rest a key of its own."""
+    from pipeline_lib.config import SCHEMA_PATH
+    keywords = {"type", "properties", "additionalProperties", "required", "default", "description", "enum",
+                "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "items", "minItems", "maxItems",
+                "oneOf", "anyOf", "allOf", "pattern", "const", "$schema", "title", "uniqueItems", "format",
+                "minLength", "maxLength", "minProperties", "maxProperties", "propertyNames", "not", "if", "then", "else"}
+    stray = []
+
+    def walk(node, where):
+        if isinstance(node, dict):
+            stray.extend(f"{where}: {k!r}" for k in node if k not in keywords)
+            for k, sub in node.items():
+                if k in ("properties",):
+                    for name, field in sub.items():
+                        walk(field, f"{where}.{name}")
+                elif k in ("additionalProperties", "items", "not", "if", "then", "else"):
+                    walk(sub, f"{where}.{k}")
+                elif k in ("oneOf", "anyOf", "allOf"):
+                    for i, alt in enumerate(sub):
+                        walk(alt, f"{where}.{k}[{i}]")
+
+    walk(yaml.safe_load(SCHEMA_PATH.read_text()), "schema")
+    assert not stray, f"config/schema.yaml: keys that are no schema keyword: {stray}"
+
+
 def test_doc_table_markers_missing_is_a_clear_error():
     from pipeline_lib.config import with_doc_table
     with pytest.raises(ValueError, match="docs/configuration.md: the markers"):
