@@ -20,7 +20,7 @@ MEASURE = units.measure_of(MODE, "auto")
 SPARK = {"cores": 2, "driver_memory": "2g", "timeout_s": 1800, "counter_mode": MODE,
          "profile": {"stack_period_ms": 10, "stack_depth": 256, "counter_period_ms": 10}}
 PHASES = {"counter_mode": MODE, "unit_size": units.unit_size(MODE, 50, 100_000_000), "measure": MEASURE,
-          "top_methods": 100, "k_max": 20, "threshold": 0.9, "seed": 1, "points": 20}
+          "top_methods": 100, "frame_types": False, "k_max": 20, "threshold": 0.9, "seed": 1, "points": 20}
 SAMPLING = {"measure": MEASURE, "points": 20, "confidence": 0.997, "draws": 200,
             "second_window_s": 2.0, "seed": 1, "target_errors": [0.05, 0.02]}
 

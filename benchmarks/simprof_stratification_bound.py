@@ -20,6 +20,19 @@ at least one unit per stratum):
   No method could form these: they are cut on the values sampling is meant
   to estimate.  They bound what any k phases could gain.
 
+and two designs SimProf's data allow, to tell how much of the oracle's
+lead they reach:
+
+- SimProf at its best k: the run's k-means for every k = 1..k_max on the
+  phases' selected methods (``phases.kmeans_fits``, the seed the phases
+  used), each k's standard error computed as above, the least of them.
+  Chosen by the profiled values themselves, so an upper figure for any
+  rule for k;
+- CODE's strata: its call-stack phases (the units table's ``code_phase``)
+  with one unit drawn at random in each, the design its phases allow at
+  ``--points`` (CODE itself takes the unit nearest each centre, one
+  deterministic estimate whose error is one draw of this).
+
 Prints, per population, SRS / SimProf and SRS / oracle standard-error
 ratios (the mean absolute error of an unbiased estimate is its standard
 error times sqrt(2 / pi) when it is near normal, so the ratios of errors
@@ -28,12 +41,14 @@ follow), beside the ratio of the sampling study's measured mean errors
 smallest k at which the oracle reaches ``--target`` (the issue's 4x).
 """
 import argparse
+import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from pipeline_lib.simprof.run import populations
+from pipeline_lib.simprof.phases import kmeans_fits
+from pipeline_lib.simprof.run import populations, read_profile, units_and_frequencies
 from pipeline_lib.simprof.sampling import optimal_allocation, phase_stds, strata, stratified_se
 
 
@@ -43,6 +58,19 @@ def standard_error(values, labels, n: int) -> float:
     phases, sizes = strata(labels)
     stds = phase_stds(values, labels, phases)
     return stratified_se(sizes, optimal_allocation(sizes, stds, n), stds)
+
+
+def labels_by_k(phases_dir: Path, profiles_dir: Path, k_max: int) -> dict | None:
+    """{k: unit labels} of the run's k-means on its phases' selected methods
+    for k = 1..k_max, from its profile and ``model.json``; None where the
+    profile is not there."""
+    model = json.loads((phases_dir / "model.json").read_text())
+    if not (profiles_dir / "run.json").exists():
+        return None
+    mode = model["counter_mode"]
+    _, F, _ = units_and_frequencies(read_profile(profiles_dir, mode), mode, model["unit_size"], model["methods"],
+                                    model["frame_types"])
+    return {k: labels for k, (labels, _) in kmeans_fits(F.toarray(), k_max, model["seed"]).items()}
 
 
 def oracle_labels(values, k: int) -> np.ndarray:
@@ -88,7 +116,7 @@ def main():
     if not paths:
         raise SystemExit(f"{root / 'phases'}: no units.parquet (run the workflow's simprof_phases first)")
     print(f"{'run':<16}{'thread':>7}{'units':>7}{'k':>4}  {'SRS/SimProf':>11}  {'measured':>8}  "
-          f"{'SRS/oracle(k)':>13}  {'oracle k for ' + format(args.target, 'g') + 'x':>16}")
+          f"{'best k':>12}  {'SRS/CODE':>8}  {'SRS/oracle(k)':>13}  {'oracle k for ' + format(args.target, 'g') + 'x':>16}")
     rows = []
     for path in paths:
         run = path.parent.name
@@ -97,12 +125,22 @@ def main():
             raise SystemExit(f"{path}: no column {args.measure!r} (columns: {', '.join(u.columns)})")
         errors = root / "sampling" / run / "errors.parquet"
         err = pd.read_parquet(errors) if errors.exists() else None
+        by_k = labels_by_k(path.parent, root / "profiles" / run, args.max_k)
         for tid, idx in populations(u, args.points):
             y = u[args.measure].to_numpy(np.float64)[idx]
             labels = u["phase"].to_numpy()[idx]
             k = len(np.unique(labels))
             srs = standard_error(y, np.zeros(len(y), np.int64), args.points)
             mine = srs / standard_error(y, labels, args.points)
+            best, best_k = np.nan, "-"
+            if by_k is not None:
+                any_k = {kk: srs / standard_error(y, lab[idx], args.points) for kk, lab in by_k.items()}
+                best_k = max(any_k, key=lambda kk: (any_k[kk], -kk))
+                best = any_k[best_k]
+            code = u["code_phase"].to_numpy()[idx]
+            phases, sizes = strata(code)
+            code_se = stratified_se(sizes, np.ones_like(sizes), phase_stds(y, code, phases))
+            code_ratio = srs / code_se if code_se > 0 else np.inf
             # the oracle's ratio at every k tried, each cut once
             ratios = {kk: srs / standard_error(y, oracle_labels(y, kk), args.points)
                       for kk in range(1, max(k, min(args.max_k, args.points)) + 1)}
@@ -112,12 +150,13 @@ def main():
             if err is not None:
                 e = err[err["thread"] == tid].groupby("method")["error"].mean()
                 measured = e["SRS"] / e["SimProf"]
-            rows.append((mine, oracle))
-            print(f"{run:<16}{tid:>7}{len(y):>7}{k:>4}  {mine:>10.2f}x  {measured:>7.2f}x  {oracle:>12.2f}x  "
+            rows.append((mine, best, code_ratio, oracle))
+            print(f"{run:<16}{tid:>7}{len(y):>7}{k:>4}  {mine:>10.2f}x  {measured:>7.2f}x  "
+                  f"{best:>6.2f}x k={best_k!s:<3}  {code_ratio:>7.2f}x  {oracle:>12.2f}x  "
                   f"{reach if reach else '> ' + str(min(args.max_k, args.points)):>16}")
-    mine, oracle = np.array(rows).T
-    print(f"mean over {len(rows)} populations: SRS/SimProf {mine.mean():.2f}x, SRS/oracle at SimProf's k "
-          f"{oracle.mean():.2f}x")
+    mine, best, code, oracle = np.array(rows).T
+    print(f"mean over {len(rows)} populations: SRS/SimProf {mine.mean():.2f}x, at its best k {np.nanmean(best):.2f}x, "
+          f"SRS/CODE's strata {code.mean():.2f}x, SRS/oracle at SimProf's k {oracle.mean():.2f}x")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ POWER_VERSION = "2"      # power model energies and scaling (pipeline_lib/sim/po
 TBPOINT_VERSION = "6"    # TBPoint clustering, regions, sampling policy and baselines (pipeline_lib/tbpoint)
 GPUMECH_VERSION = "8"    # GPUMech collector, interval algorithm, representative warp, models (pipeline_lib/gpumech)
 SCALING_VERSION = "10"    # Table II counters, scaling model (clusters or regression), its validation (pipeline_lib/scaling)
-SIMPROF_VERSION = "7"    # SimProf inputs, jobs and plugin, profile tables, units, phases, sampling (pipeline_lib/simprof)
+SIMPROF_VERSION = "8"    # SimProf inputs, jobs and plugin, profile tables, units, phases, sampling (pipeline_lib/simprof)
 REPORT_VERSION = "1"     # the HTML report's pages (pipeline_lib/report.py)
 IMPORTER_VERSION = "1"   # Accel-Sim trace importer and exporter (pipeline_lib/trace/traceg.py, traceg_export.py)
 

@@ -310,6 +310,35 @@ def test_units_of_two_profiles_share_columns_by_method_name():
     assert Xr.toarray().tolist() == [[0, 1, 0], [1, 0, 0]]
 
 
+def test_frame_types_split_a_method_by_how_the_jvm_ran_it():
+    """With frame_types a unit that interprets f and one that runs f compiled
+    differ in their vectors; without, they are the same (docs/simprof.md,
+    "Frame types"). A profile without the column is refused by name."""
+    from pipeline_lib.simprof.run import units_and_frequencies
+    t = np.arange(0, 1_000_000_001, 10_000_000)
+    counters = pd.DataFrame({"time_ns": t, "java_tid": 1, "os_tid": 1, "cpu_ns": t, "user_ns": t,
+                             "allocated_bytes": t, "minor_faults": 0, "major_faults": 0, "voluntary_switches": 0,
+                             "involuntary_switches": 0, "runqueue_wait_ns": 0})
+    tables = {"counters": counters, "tasks": pd.DataFrame({"time_ns": [0], "event": ["start"], "java_tid": [1],
+                                                           "stage": [0]}),
+              "samples": pd.DataFrame({"time_ns": [100_000_000, 600_000_000], "java_tid": 1, "stack": [0, 1]}),
+              # stack 0: f interpreted inside main compiled; stack 1: f inlined into main compiled
+              "stacks": pd.DataFrame({"stack": [0, 0, 1, 1], "depth": [0, 1, 0, 1], "method": [1, 0, 1, 0],
+                                      "frame_type": ["Interpreted", "JIT compiled", "Inlined", "JIT compiled"]}),
+              "methods": pd.DataFrame({"method": [0, 1], "name": ["a.A.main", "a.A.f"]})}
+    _, X, names = units_and_frequencies(tables, "cpu-time", 500e6)
+    assert names == ["a.A.main", "a.A.f"] and X.toarray().tolist() == [[1, 1], [1, 1]]
+    _, X, names = units_and_frequencies(tables, "cpu-time", 500e6, frame_types=True)
+    assert names == ["a.A.f [Interpreted]", "a.A.main [JIT compiled]", "a.A.f [Inlined]"]
+    assert X.toarray().tolist() == [[1, 1, 0], [0, 1, 1]]
+    # a reference run's columns are the training run's typed names
+    _, Xr, _ = units_and_frequencies(tables, "cpu-time", 500e6, ["a.A.f [Inlined]", "a.A.f [Interpreted]"], True)
+    assert Xr.toarray().tolist() == [[0, 1], [1, 0]]
+    with pytest.raises(ValueError, match="frame types"):
+        units_and_frequencies({**tables, "stacks": tables["stacks"].drop(columns="frame_type")}, "cpu-time", 500e6,
+                              frame_types=True)
+
+
 def test_a_phase_is_described_by_what_sets_it_apart():
     pf = phases.PhaseFormation()
     names = ["Executor$TaskRunner.run", "Sorter.sort", "Map.insert", "Io.read"]

@@ -167,6 +167,10 @@ def test_profile_holds_executor_threads_stacks_tasks_and_counters(wordcount):
         ok = c[c["cpu_ns"] >= 0]
         assert (np.diff(ok["cpu_ns"].to_numpy()) <= np.diff(ok["time_ns"].to_numpy()) + 1_000_000).all()
     assert run["stacks_truncated"] < 0.05                          # depth 256
+    # each frame says how the JVM ran it; a short job both interprets and runs compiled code
+    types = t["stacks"]["frame_type"]
+    assert set(types) <= {"", "Interpreted", "JIT compiled", "Inlined"}
+    assert {"Interpreted", "JIT compiled"} <= set(types) and (types != "").mean() > 0.9
 
 
 def test_perf_sampler_beside_the_job_counts_the_executor_threads(wordcount):
@@ -218,8 +222,8 @@ def test_instruction_mode_stages_run_on_a_profile_with_hardware_counts(wordcount
     prof.mkdir()
     stages.write_profile(t, "wc", prof)
     (prof / "run.json").write_text(json.dumps({"counter_mode": "instructions"}))
-    opts = {"counter_mode": "instructions", "unit_size": 100e6, "measure": "cpi", "top_methods": 50, "k_max": 10,
-            "threshold": 0.9, "seed": 0, "points": 5}
+    opts = {"counter_mode": "instructions", "unit_size": 100e6, "measure": "cpi", "top_methods": 50,
+            "frame_types": False, "k_max": 10, "threshold": 0.9, "seed": 0, "points": 5}
     ph = stages.phases_stage("wc", prof, opts, tmp_path / "u.parquet", tmp_path / "ph.parquet", tmp_path / "m.json")
     u = pd.read_parquet(tmp_path / "u.parquet")
     cpu_s = (p.groupby("java_tid")["task_clock_ns"].max() - p.groupby("java_tid")["task_clock_ns"].min()) / 1e9

@@ -70,28 +70,36 @@ def select_methods(X, y, k: int) -> np.ndarray:
     return order[np.isfinite(score[order])][:k]
 
 
-def choose_k(X, k_max: int, threshold: float, seed: int, n_init: int = 10):
-    """k-means for k = 1..k_max scored by the silhouette coefficient; the
-    smallest k scoring at least ``threshold`` x the best (5.3.2).
-
-    k = 1 scores ``SINGLE_PHASE_SCORE`` (see above). A k larger than the
-    number of distinct vectors, or than the units less one (where the
-    silhouette is undefined), is not tried. Returns (k, labels, centers,
-    scores) with scores[k-1] the score of k (NaN if not tried).
-    """
+def kmeans_fits(X, k_max: int, seed: int, n_init: int = 10) -> dict:
+    """k-means of the rows of ``X`` for k = 1..k_max (5.3.2): {k: (labels,
+    centers)}. A k larger than the number of distinct vectors, or than the
+    units less one (where the silhouette is undefined), is not tried, nor
+    kept where k-means returns fewer than two clusters."""
     X = np.asarray(X, np.float64)
     distinct = len(np.unique(X, axis=0))
-    scores = np.full(k_max, np.nan)
-    fits = {}
-    scores[0] = SINGLE_PHASE_SCORE
-    fits[1] = (np.zeros(len(X), np.int64), X.mean(axis=0, keepdims=True))
+    fits = {1: (np.zeros(len(X), np.int64), X.mean(axis=0, keepdims=True))}
     for k in range(2, min(k_max, distinct, len(X) - 1) + 1):
         km = KMeans(n_clusters=k, n_init=n_init, random_state=seed).fit(X)
-        if len(np.unique(km.labels_)) < 2:
-            continue
-        # exact up to 4000 units; a seeded subsample of 4000 beyond (O(N^2))
-        scores[k - 1] = silhouette_score(X, km.labels_, sample_size=min(len(X), 4000), random_state=seed)
-        fits[k] = (km.labels_.astype(np.int64), km.cluster_centers_)
+        if len(np.unique(km.labels_)) >= 2:
+            fits[k] = (km.labels_.astype(np.int64), km.cluster_centers_)
+    return fits
+
+
+def choose_k(X, k_max: int, threshold: float, seed: int, n_init: int = 10):
+    """k-means for k = 1..k_max (:func:`kmeans_fits`) scored by the
+    silhouette coefficient; the smallest k scoring at least ``threshold`` x
+    the best (5.3.2).
+
+    k = 1 scores ``SINGLE_PHASE_SCORE`` (see above). Returns (k, labels,
+    centers, scores) with scores[k-1] the score of k (NaN if not tried).
+    """
+    X = np.asarray(X, np.float64)
+    fits = kmeans_fits(X, k_max, seed, n_init)
+    scores = np.full(k_max, np.nan)
+    scores[0] = SINGLE_PHASE_SCORE
+    for k, (labels, _) in fits.items():
+        if k > 1:   # exact up to 4000 units; a seeded subsample of 4000 beyond (O(N^2))
+            scores[k - 1] = silhouette_score(X, labels, sample_size=min(len(X), 4000), random_state=seed)
     best = np.nanmax(scores)
     k = int(np.flatnonzero(scores >= threshold * best)[0]) + 1
     labels, centers = fits[k]

@@ -22,7 +22,7 @@ PERF_COLUMNS = ["time_ns", "os_tid", "java_tid", *perf.EVENTS, *em.MODEL_COUNTS]
 def read_export(export_dir: Path) -> dict[str, pd.DataFrame]:
     """The tab-separated tables JfrExport wrote, typed."""
     t = {name: pd.read_csv(Path(export_dir) / f"{name}.tsv", sep="\t", keep_default_na=False,
-                           dtype={"thread": str, "name": str, "event": str})
+                           dtype={"thread": str, "name": str, "event": str, "frame_type": str})
          for name in TSV_TABLES}
     if t["samples"].empty or t["counters"].empty:
         raise ValueError(f"the recording in {export_dir} holds no call-stack samples or no executor-thread "

@@ -26,7 +26,9 @@ PROFILE_TABLES = {
     "samples": [("time_ns", I64, "epoch ns"), ("os_tid", I64, ""), ("java_tid", I64, ""),
                 ("thread", STR, "Java thread name at the time"), ("stack", I64, "interned stack id")],
     "stacks": [("stack", I64, ""), ("depth", I32, "0 = innermost frame"), ("method", I64, ""),
-               ("truncated", BOOL, "the JVM cut the stack at the depth limit")],
+               ("truncated", BOOL, "the JVM cut the stack at the depth limit"),
+               ("frame_type", STR, "how the JVM ran the frame (JFR): Interpreted, JIT compiled, Inlined; "
+                                   "empty where the recording does not say")],
     "methods": [("method", I64, ""), ("name", STR, "package.Class.method")],
     "tasks": [("time_ns", I64, ""), ("event", STR, "start or end"), ("os_tid", I64, ""), ("java_tid", I64, ""),
               ("task", I64, ""), ("stage", I32, ""), ("stage_attempt", I32, "-1 on end rows"),
@@ -195,18 +197,28 @@ def read_profile(profile_dir, mode: str | None = None) -> dict[str, pd.DataFrame
     return {name: pd.read_parquet(d / f"{name}.parquet") for name in PROFILE_TABLES}
 
 
-def units_and_frequencies(tables: dict, mode: str, size: float, names=None):
+def units_and_frequencies(tables: dict, mode: str, size: float, names=None, frame_types: bool = False):
     """A profile's units of ``size`` in counter mode ``mode`` and their
     method-frequency matrix (Fig. 39) over method ``names`` (default: the
     profile's own, in first-use order); a method the profile never ran is a
     zero column. Methods are named by :func:`stable_method_name`, so that
-    hidden classes match across runs. Returns (units, X, names)."""
+    hidden classes match across runs. With ``frame_types`` a column is a
+    method as the JVM ran it, ``name [Interpreted]``, ``name [JIT
+    compiled]`` or ``name [Inlined]`` (docs/simprof.md, "More phases, CODE's strata and frame types").
+    Returns (units, X, names)."""
     u, unit_of = units.form_units(units.series_of(tables, mode), tables["samples"], tables["tasks"], mode, size)
     methods = tables["methods"].assign(name=tables["methods"]["name"].map(stable_method_name))
-    own = pd.unique(methods["name"])
+    frames = tables["stacks"].merge(methods, on="method")
+    if frame_types:
+        if "frame_type" not in frames.columns:
+            raise ValueError("simprof.frame_types needs profiles with frame types (SIMPROF_VERSION 8 on); "
+                             "profile the runs again")
+        typed = frames["frame_type"] != ""
+        frames["name"] = frames["name"].where(~typed, frames["name"] + " [" + frames["frame_type"] + "]")
+        frames = frames.sort_values(["stack", "depth"], kind="stable")
+    own = pd.unique(frames["name"]) if frame_types else pd.unique(methods["name"])
     names = list(own) if names is None else list(names)
     col = pd.Series(np.arange(len(names)), index=pd.Index(names))
-    frames = tables["stacks"].merge(methods, on="method")
     frames = frames.assign(method=col.reindex(frames["name"]).fillna(-1).to_numpy(np.int64))
     frames = frames[frames["method"] >= 0]
     X = method_frequencies(tables["samples"].assign(unit=unit_of), frames, len(u), len(names))
@@ -220,9 +232,9 @@ def _described(methods: list[tuple[str, float]]) -> str:
 def phases_stage(run: str, profile_dir, opts: dict, out_units, out_phases, out_model) -> pd.DataFrame:
     """Phase formation of one run's units (5.3.2) and its eq. 33 allocation of
     ``opts['points']`` units. ``opts``: counter_mode, unit_size, measure,
-    top_methods, k_max, threshold, seed, points."""
+    top_methods, k_max, threshold, seed, points, frame_types."""
     mode, size = opts["counter_mode"], opts["unit_size"]
-    u, X, names = units_and_frequencies(read_profile(profile_dir, mode), mode, size)
+    u, X, names = units_and_frequencies(read_profile(profile_dir, mode), mode, size, frame_types=opts["frame_types"])
     if len(u) < 2:
         field = "unit_cpu_ms" if mode == "cpu-time" else "unit_instructions"
         raise ValueError(f"{profile_dir}: run '{run}' has {len(u)} sampling units of {units.describe_unit(mode, size)}; "
@@ -251,7 +263,8 @@ def phases_stage(run: str, profile_dir, opts: dict, out_units, out_phases, out_m
                        "distinct_methods": [_described(pf.distinct_methods_of(h, names)) for h in phases]})
     ph["cov"] = np.where(ph["mean"] != 0, ph["std"] / ph["mean"].abs().where(ph["mean"] != 0, 1), 0.0)
     _write(ph, PHASES, "phases", out_phases, run=run, measure=opts["measure"])
-    write_json({"run": run, "measure": opts["measure"], "counter_mode": mode, "unit_size": size, "k": int(pf.k_),
+    write_json({"run": run, "measure": opts["measure"], "counter_mode": mode, "unit_size": size,
+                "frame_types": bool(opts["frame_types"]), "seed": int(opts["seed"]), "k": int(pf.k_),
                 "silhouette": [None if np.isnan(s) else round(float(s), 6) for s in pf.scores_],
                 "methods": sel, "centers": np.round(pf.centers_, 12).tolist(),
                 **homogeneity(y, pf.labels_)}, out_model)
@@ -356,7 +369,7 @@ def sensitivity_stage(name: str, train: str, train_units, train_phases, train_mo
     centers = np.asarray(model["centers"], np.float64)
     ref_data = {}
     for ref, d in refs.items():
-        ru, X, _ = units_and_frequencies(read_profile(d, mode), mode, size, model["methods"])
+        ru, X, _ = units_and_frequencies(read_profile(d, mode), mode, size, model["methods"], model["frame_types"])
         ref_data[ref] = (ru[measure].to_numpy(np.float64), nearest_center(X.toarray(), centers))
     tv, tl = tu[measure].to_numpy(np.float64), tu["phase"].to_numpy()
     sensitive = input_sensitive_phases(tv, tl, ref_data, opts["tolerance"])

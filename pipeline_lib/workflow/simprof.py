@@ -5,7 +5,7 @@ from ..simprof.units import unit_size
 from .paths import Paths
 
 #: the config's simprof fields each stage takes, in the order its options list them
-PHASES_FIELDS = ("top_methods", "k_max", "threshold", "seed", "points")
+PHASES_FIELDS = ("top_methods", "k_max", "threshold", "seed", "points", "frame_types")
 SAMPLING_FIELDS = ("points", "confidence", "draws", "second_window_s", "seed", "target_errors")
 
 #: a run's files the summary reads: name -> (stage directory, file)

@@ -59,6 +59,8 @@ public final class JfrExport {
                     RecordedThread th = e.getThread("sampledThread");
                     RecordedStackTrace st = e.getStackTrace();
                     if (th == null || st == null) { continue; }
+                    // a frame is its method and how the JVM ran it (FRAME_TYPES), packed as
+                    // method * FRAME_TYPES.length + type so that a stack stays a list of ints
                     List<Integer> ids = new ArrayList<>(st.getFrames().size());
                     for (RecordedFrame f : st.getFrames()) {
                         if (!f.isJavaFrame()) { continue; }
@@ -69,7 +71,7 @@ public final class JfrExport {
                             methods.put(name, id);
                             methodNames.add(name);
                         }
-                        ids.add(id);
+                        ids.add(id * FRAME_TYPES.length + frameType(f.getType()));
                     }
                     Integer sid = stacks.get(ids);
                     if (sid == null) {
@@ -110,14 +112,26 @@ public final class JfrExport {
             }
         }
         try (BufferedWriter s = Files.newBufferedWriter(out.resolve("stacks.tsv"), StandardCharsets.UTF_8)) {
-            s.write("stack\tdepth\tmethod\ttruncated\n");
+            s.write("stack\tdepth\tmethod\ttruncated\tframe_type\n");
             for (int i = 0; i < stackList.size(); i++) {
                 List<Integer> ids = stackList.get(i);
                 for (int d = 0; d < ids.size(); d++) {
-                    s.write(i + "\t" + d + "\t" + ids.get(d) + "\t" + (truncated.get(i) ? 1 : 0) + "\n");
+                    int f = ids.get(d);
+                    s.write(i + "\t" + d + "\t" + f / FRAME_TYPES.length + "\t" + (truncated.get(i) ? 1 : 0) + "\t"
+                        + FRAME_TYPES[f % FRAME_TYPES.length] + "\n");
                 }
             }
         }
+    }
+
+    // JFR's frame types (RecordedFrame.getType()); "" where the recording does not say
+    private static final String[] FRAME_TYPES = {"", "Interpreted", "JIT compiled", "Inlined"};
+
+    private static int frameType(String type) {
+        for (int i = 1; i < FRAME_TYPES.length; i++) {
+            if (FRAME_TYPES[i].equals(type)) { return i; }
+        }
+        return 0;
     }
 
     private static String clean(String s) {
