@@ -204,8 +204,8 @@ def units_and_frequencies(tables: dict, mode: str, size: float, names=None, fram
     zero column. Methods are named by :func:`stable_method_name`, so that
     hidden classes match across runs. With ``frame_types`` a column is a
     method as the JVM ran it, ``name [Interpreted]``, ``name [JIT
-    compiled]`` or ``name [Inlined]`` (docs/simprof.md, "More phases, CODE's strata and frame types").
-    Returns (units, X, names)."""
+    compiled]`` or ``name [Inlined]`` (docs/simprof.md, "More phases,
+    CODE's strata and frame types"). Returns (units, X, names)."""
     u, unit_of = units.form_units(units.series_of(tables, mode), tables["samples"], tables["tasks"], mode, size)
     methods = tables["methods"].assign(name=tables["methods"]["name"].map(stable_method_name))
     frames = tables["stacks"].merge(methods, on="method")
