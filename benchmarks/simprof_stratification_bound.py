@@ -30,7 +30,8 @@ lead they reach:
   rule for k;
 - CODE's strata: its call-stack phases (the units table's ``code_phase``)
   with one unit drawn at random in each, the design its phases allow at
-  ``--points`` (CODE itself takes the unit nearest each centre, one
+  ``--points`` (fewer units where CODE found fewer distinct call-stack
+  mixes; CODE itself takes the unit nearest each centre, one
   deterministic estimate whose error is one draw of this).
 
 Prints, per population, SRS / SimProf and SRS / oracle standard-error
@@ -67,6 +68,9 @@ def labels_by_k(phases_dir: Path, profiles_dir: Path, k_max: int) -> dict | None
     model = json.loads((phases_dir / "model.json").read_text())
     if not (profiles_dir / "run.json").exists():
         return None
+    if "frame_types" not in model:
+        raise SystemExit(f"{phases_dir / 'model.json'}: phases from before SIMPROF_VERSION 8 (no frame_types or "
+                         "seed); run the workflow's simprof_phases again")
     mode = model["counter_mode"]
     _, F, _ = units_and_frequencies(read_profile(profiles_dir, mode), mode, model["unit_size"], model["methods"],
                                     model["frame_types"])
