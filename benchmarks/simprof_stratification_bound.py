@@ -32,7 +32,14 @@ lead they reach:
   with one unit drawn at random in each, the design its phases allow at
   ``--points`` (fewer units where CODE found fewer distinct call-stack
   mixes; CODE itself takes the unit nearest each centre, one
-  deterministic estimate whose error is one draw of this).
+  deterministic estimate whose error is one draw of this);
+
+and, in emulated mode, what the unit's instruction mix (memory accesses
+and branches per instruction, counts a PMU also has; not the CPI's own
+miss terms) tracks: with R^2 the share of the measure's variance a linear
+fit on the mix explains, fine strata on the mix would give an SE ratio of
+1 / sqrt(1 - R^2) if the measure followed it linearly (an estimate, not a
+bound: a dependence that is not linear could give more).
 
 Prints, per population, SRS / SimProf and SRS / oracle standard-error
 ratios (the mean absolute error of an unbiased estimate is its standard
@@ -61,20 +68,42 @@ def standard_error(values, labels, n: int) -> float:
     return stratified_se(sizes, optimal_allocation(sizes, stds, n), stds)
 
 
-def labels_by_k(phases_dir: Path, profiles_dir: Path, k_max: int) -> dict | None:
-    """{k: unit labels} of the run's k-means on its phases' selected methods
-    for k = 1..k_max, from its profile and ``model.json``; None where the
-    profile is not there."""
+MIX = ("mem_accesses", "branches")      # the emulated mode's per-thread counts a PMU also has
+
+
+def from_profile(phases_dir: Path, profiles_dir: Path, k_max: int):
+    """From the run's profile and ``model.json``: {k: unit labels} of its
+    k-means on the phases' selected methods for k = 1..k_max, and each
+    unit's instruction mix (:data:`MIX` per instruction; emulated mode
+    only, else None). (None, None) where the profile is not there."""
     model = json.loads((phases_dir / "model.json").read_text())
     if not (profiles_dir / "run.json").exists():
-        return None
+        return None, None
     if "frame_types" not in model:
         raise SystemExit(f"{phases_dir / 'model.json'}: phases from before SIMPROF_VERSION 8 (no frame_types or "
                          "seed); run the workflow's simprof_phases again")
-    mode = model["counter_mode"]
-    _, F, _ = units_and_frequencies(read_profile(profiles_dir, mode), mode, model["unit_size"], model["methods"],
-                                    model["frame_types"])
-    return {k: labels for k, (labels, _) in kmeans_fits(F.toarray(), k_max, model["seed"]).items()}
+    mode, size = model["counter_mode"], model["unit_size"]
+    tables = read_profile(profiles_dir, mode)
+    u, F, _ = units_and_frequencies(tables, mode, size, model["methods"], model["frame_types"])
+    by_k = {k: labels for k, (labels, _) in kmeans_fits(F.toarray(), k_max, model["seed"]).items()}
+    if mode != "emulated":
+        return by_k, None
+    mix = np.full((len(u), len(MIX)), np.nan)
+    for tid, c in tables["perf"].sort_values(["java_tid", "time_ns"]).groupby("java_tid"):
+        rows = np.flatnonzero(u["thread"].to_numpy() == tid)
+        t = c["time_ns"].to_numpy(np.float64)
+        for j, col in enumerate(MIX):   # counts interpolated at the unit's bounds, as units.form_units does
+            v = c[col].to_numpy(np.float64)
+            mix[rows, j] = (np.interp(u["end_ns"].to_numpy()[rows], t, v)
+                            - np.interp(u["start_ns"].to_numpy()[rows], t, v)) / size
+    return by_k, mix
+
+
+def explained(y, X) -> float:
+    """R^2 of the least-squares fit of ``y`` on ``X`` and a constant."""
+    A = np.column_stack([np.ones(len(y)), X])
+    r = y - A @ np.linalg.lstsq(A, y, rcond=None)[0]
+    return float(1.0 - r.var() / y.var()) if y.var() > 0 else 0.0
 
 
 def oracle_labels(values, k: int) -> np.ndarray:
@@ -120,7 +149,7 @@ def main():
     if not paths:
         raise SystemExit(f"{root / 'phases'}: no units.parquet (run the workflow's simprof_phases first)")
     print(f"{'run':<16}{'thread':>7}{'units':>7}{'k':>4}  {'SRS/SimProf':>11}  {'measured':>8}  "
-          f"{'best k':>12}  {'SRS/CODE':>8}  {'SRS/oracle(k)':>13}  {'oracle k for ' + format(args.target, 'g') + 'x':>16}")
+          f"{'best k':>12}  {'SRS/CODE':>8}  {'mix':>6}  {'SRS/oracle(k)':>13}  {'oracle k for ' + format(args.target, 'g') + 'x':>16}")
     rows = []
     for path in paths:
         run = path.parent.name
@@ -129,7 +158,7 @@ def main():
             raise SystemExit(f"{path}: no column {args.measure!r} (columns: {', '.join(u.columns)})")
         errors = root / "sampling" / run / "errors.parquet"
         err = pd.read_parquet(errors) if errors.exists() else None
-        by_k = labels_by_k(path.parent, root / "profiles" / run, args.max_k)
+        by_k, mix = from_profile(path.parent, root / "profiles" / run, args.max_k)
         for tid, idx in populations(u, args.points):
             y = u[args.measure].to_numpy(np.float64)[idx]
             labels = u["phase"].to_numpy()[idx]
@@ -145,6 +174,8 @@ def main():
             phases, sizes = strata(code)
             code_se = stratified_se(sizes, np.ones_like(sizes), phase_stds(y, code, phases))
             code_ratio = srs / code_se if code_se > 0 else np.inf
+            # fine strata on a covariate the measure follows linearly leave 1 - R^2 of its variance
+            mix_ratio = np.nan if mix is None else 1.0 / np.sqrt(max(1.0 - explained(y, mix[idx]), 1e-12))
             # the oracle's ratio at every k tried, each cut once
             ratios = {kk: srs / standard_error(y, oracle_labels(y, kk), args.points)
                       for kk in range(1, max(k, min(args.max_k, args.points)) + 1)}
@@ -154,13 +185,14 @@ def main():
             if err is not None:
                 e = err[err["thread"] == tid].groupby("method")["error"].mean()
                 measured = e["SRS"] / e["SimProf"]
-            rows.append((mine, best, code_ratio, oracle))
+            rows.append((mine, best, code_ratio, mix_ratio, oracle))
             print(f"{run:<16}{tid:>7}{len(y):>7}{k:>4}  {mine:>10.2f}x  {measured:>7.2f}x  "
-                  f"{best:>6.2f}x k={best_k!s:<3}  {code_ratio:>7.2f}x  {oracle:>12.2f}x  "
+                  f"{best:>6.2f}x k={best_k!s:<3}  {code_ratio:>7.2f}x  {mix_ratio:>5.2f}x  {oracle:>12.2f}x  "
                   f"{reach if reach else '> ' + str(min(args.max_k, args.points)):>16}")
-    mine, best, code, oracle = np.array(rows).T
+    mine, best, code, mix, oracle = np.array(rows).T
     print(f"mean over {len(rows)} populations: SRS/SimProf {mine.mean():.2f}x, at its best k {np.nanmean(best):.2f}x, "
-          f"SRS/CODE's strata {code.mean():.2f}x, SRS/oracle at SimProf's k {oracle.mean():.2f}x")
+          f"SRS/CODE's strata {code.mean():.2f}x, instruction mix (linear) {np.nanmean(mix):.2f}x, "
+          f"SRS/oracle at SimProf's k {oracle.mean():.2f}x")
 
 
 if __name__ == "__main__":
