@@ -38,3 +38,13 @@ def test_the_bound_follows_dalenius_on_a_normal_population_and_separates_modes()
     labels = bound.oracle_labels(y2, 2)
     assert len(set(labels[:50])) == 1 and len(set(labels[50:])) == 1 and labels[0] != labels[-1]
     assert bound.standard_error(y2, np.zeros(100, np.int64), 20) / bound.standard_error(y2, labels, 20) > 20
+
+
+def test_the_mix_column_reads_the_share_a_linear_fit_explains():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((20000, 2))
+    # y follows the first covariate with noise of the same variance: half explained
+    y = 1.0 + x[:, 0] + rng.standard_normal(20000)
+    assert bound.explained(y, x) == pytest.approx(0.5, abs=0.02)
+    assert bound.explained(3.0 * x[:, 1] - 2.0, x) == pytest.approx(1.0)
+    assert bound.explained(rng.standard_normal(20000), x) < 0.01
