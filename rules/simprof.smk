@@ -209,7 +209,7 @@ rule simprof_summary:
             # run -> its files, by name
             runs=simprof_run_files(P, SP_RUNS),
             overhead={r: P.simprof("overhead", f"{r}.parquet") for r in SP_OVERHEAD},
-            opts={**SP_UNIT, **{k: SP[k] for k in ("points", "confidence", "tolerance")}},
+            opts={**SP_UNIT, **{k: SP[k] for k in ("points", "confidence", "tolerance", "frame_types")}},
             # the figures' captions
             unit=describe_unit(SP_MODE, SP_UNIT["unit_size"]),
             code_version=SIMPROF_VERSION,

@@ -750,6 +750,7 @@ def test_simprof_outputs_of_end_to_end_run(ran):
     assert sens["sensitive_phases"].iloc[0] == per_phase["sensitive"].sum()
     text = (sp / "summary.md").read_text()
     assert "Counter mode: **cpu-time**" in text and "the seed reports 1.6%" in text and "33.7%" in text
+    assert "Phase vectors: call-stack frequencies of methods (the seed's)." in text
     assert "## Profiling overhead" in text
     # every phase of every run is described, by method names of its own profile
     described = text.split("## What each phase runs (5.4.5)")[1].split("##")[0]
@@ -784,6 +785,12 @@ def test_a_new_measure_reforms_phases_without_profiling_again(ran, tmp_path):
     jobs, _ = build_dag(d, _write(tmp_path / "c.yaml", cfg))
     assert set(jobs) == {"simprof_sensitivity", "simprof_summary", "report_page", "all"}
     assert jobs["report_page"] == [{"method": "simprof", "page": "summary"}]
+    # frame types change the vectors, not the profiles
+    cfg["simprof"]["tolerance"] = 0.1
+    cfg["simprof"]["frame_types"] = True
+    jobs, _ = build_dag(d, _write(tmp_path / "c.yaml", cfg))
+    assert set(jobs) == {"simprof_phases", "simprof_sampling", "simprof_sensitivity", "simprof_summary",
+                         "report_page", "all"}
 
 
 @pytest.mark.parametrize("mutate, message", [

@@ -547,7 +547,10 @@ def _report(info, hom, wide, esum, siz, sens, modes, ovh, described, opts) -> st
     like_seed = ("The seed's figures are of CPI over 100 M-instruction units too." if m == "cpi" else
                  f"This is not CPI: the seed's figures are of CPI over 100 M-instruction units, ours of this "
                  f"measure over units of {unit} (docs/simprof.md).")
-    out += ["", f"Sampling unit: {unit}. Performance measure: `{m}` ({units.MEASURES[mode][m][0]}). {like_seed}", "",
+    vectors = ("methods as the JVM ran them (interpreted, JIT compiled, inlined; `simprof.frame_types`)"
+               if opts["frame_types"] else "methods (the seed's)")
+    out += ["", f"Sampling unit: {unit}. Performance measure: `{m}` ({units.MEASURES[mode][m][0]}). {like_seed}",
+            f"Phase vectors: call-stack frequencies of {vectors}.", "",
             "## Runs", "",
             ("`perf threads`: executor threads QEMU's plugin counted, every thread of the emulated JVM from "
              "its first instruction (`missed CPU %`: the executor CPU time of threads it did not count); the "
