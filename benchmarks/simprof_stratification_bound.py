@@ -58,6 +58,7 @@ import pandas as pd
 from pipeline_lib.simprof.phases import kmeans_fits
 from pipeline_lib.simprof.run import populations, read_profile, units_and_frequencies
 from pipeline_lib.simprof.sampling import optimal_allocation, phase_stds, strata, stratified_se
+from pipeline_lib.simprof.units import series_of
 
 
 def standard_error(values, labels, n: int) -> float:
@@ -89,13 +90,17 @@ def from_profile(phases_dir: Path, profiles_dir: Path, k_max: int):
     if mode != "emulated":
         return by_k, None
     mix = np.full((len(u), len(MIX)), np.nan)
-    for tid, c in tables["perf"].sort_values(["java_tid", "time_ns"]).groupby("java_tid"):
+    # the reads the units were cut from, each count interpolated at the unit's bounds over the
+    # reads where it was readable, as units.form_units does for the measures
+    for tid, c in series_of(tables, mode).sort_values(["java_tid", "time_ns"]).groupby("java_tid"):
         rows = np.flatnonzero(u["thread"].to_numpy() == tid)
         t = c["time_ns"].to_numpy(np.float64)
-        for j, col in enumerate(MIX):   # counts interpolated at the unit's bounds, as units.form_units does
+        for j, col in enumerate(MIX):
             v = c[col].to_numpy(np.float64)
-            mix[rows, j] = (np.interp(u["end_ns"].to_numpy()[rows], t, v)
-                            - np.interp(u["start_ns"].to_numpy()[rows], t, v)) / size
+            ok = v >= 0
+            if ok.sum() >= 2:
+                mix[rows, j] = (np.interp(u["end_ns"].to_numpy()[rows], t[ok], v[ok])
+                                - np.interp(u["start_ns"].to_numpy()[rows], t[ok], v[ok])) / size
     return by_k, mix
 
 
