@@ -58,7 +58,7 @@ import pandas as pd
 from pipeline_lib.simprof.phases import kmeans_fits
 from pipeline_lib.simprof.run import populations, read_profile, units_and_frequencies
 from pipeline_lib.simprof.sampling import optimal_allocation, phase_stds, strata, stratified_se
-from pipeline_lib.simprof.units import series_of
+from pipeline_lib.simprof.units import form_units, series_of
 
 
 def standard_error(values, labels, n: int) -> float:
@@ -85,22 +85,14 @@ def from_profile(phases_dir: Path, profiles_dir: Path, k_max: int):
                          "seed); run the workflow's simprof_phases again")
     mode, size = model["counter_mode"], model["unit_size"]
     tables = read_profile(profiles_dir, mode)
-    u, F, _ = units_and_frequencies(tables, mode, size, model["methods"], model["frame_types"])
+    _, F, _ = units_and_frequencies(tables, mode, size, model["methods"], model["frame_types"])
     by_k = {k: labels for k, (labels, _) in kmeans_fits(F.toarray(), k_max, model["seed"]).items()}
     if mode != "emulated":
         return by_k, None
-    mix = np.full((len(u), len(MIX)), np.nan)
-    # the reads the units were cut from, each count interpolated at the unit's bounds over the
-    # reads where it was readable, as units.form_units does for the measures
-    for tid, c in series_of(tables, mode).sort_values(["java_tid", "time_ns"]).groupby("java_tid"):
-        rows = np.flatnonzero(u["thread"].to_numpy() == tid)
-        t = c["time_ns"].to_numpy(np.float64)
-        for j, col in enumerate(MIX):
-            v = c[col].to_numpy(np.float64)
-            ok = v >= 0
-            if ok.sum() >= 2:
-                mix[rows, j] = (np.interp(u["end_ns"].to_numpy()[rows], t[ok], v[ok])
-                                - np.interp(u["start_ns"].to_numpy()[rows], t[ok], v[ok])) / size
+    # the same units, with the mix's counts per instruction in place of the mode's measures
+    u, _ = form_units(series_of(tables, mode), tables["samples"], tables["tasks"], mode, size,
+                      {c: ("", (c,), 1.0) for c in MIX})
+    mix = u[list(MIX)].to_numpy(np.float64)
     return by_k, mix
 
 

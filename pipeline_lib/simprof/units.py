@@ -142,7 +142,8 @@ def perf_series(perf_table: pd.DataFrame, counters: pd.DataFrame) -> pd.DataFram
     return perf_table.drop(columns=["java_tid"], errors="ignore").merge(ids, on="os_tid", how="inner")
 
 
-def form_units(series: pd.DataFrame, samples: pd.DataFrame, tasks: pd.DataFrame, mode: str, size: float):
+def form_units(series: pd.DataFrame, samples: pd.DataFrame, tasks: pd.DataFrame, mode: str, size: float,
+               measures: dict | None = None):
     """Cut each executor thread's run into units of ``size`` along the mode's
     AXIS (ns of CPU time, or instructions).
 
@@ -153,7 +154,10 @@ def form_units(series: pd.DataFrame, samples: pd.DataFrame, tasks: pd.DataFrame,
         of the ``perf`` table in instructions mode.
     samples : the ``samples`` profile table (call-stack snapshots).
     tasks : the ``tasks`` profile table (task start and end per thread).
-    mode : "cpu-time" or "instructions" (its MEASURES are computed).
+    mode : "cpu-time", "instructions" or "emulated" (its MEASURES are
+        computed).
+    measures : per-unit measures in MEASURES' form to compute instead of
+        the mode's (other counts of the same series, for analyses).
 
     Returns
     -------
@@ -168,7 +172,7 @@ def form_units(series: pd.DataFrame, samples: pd.DataFrame, tasks: pd.DataFrame,
     each thread is dropped, as a fixed-size unit needs (its work is at most
     one unit of each thread).
     """
-    axis, measures = AXIS[mode], MEASURES[mode]
+    axis, measures = AXIS[mode], MEASURES[mode] if measures is None else measures
     rows = []
     unit_of_sample = np.full(len(samples), -1, np.int64)
     s_thread = samples["java_tid"].to_numpy()
