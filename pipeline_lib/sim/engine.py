@@ -776,12 +776,21 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
     S = C[C_CORES]
     MAXW = C[C_MAXW]
     stalls = C[C_STALLS] == 1      # the stall breakdown is kept (docs/simulator.md)
+    # Between cycles only a retirement frees a block slot and only a visit or a dispatch moves an SM's
+    # next cycle, so the dispatch pass runs after cycles that retired a block, and the earliest next
+    # cycle is kept from the visits (each a pass over every SM, a tenth of a memory-bound run's time
+    # when done every cycle).  On entry the caller may have changed either: both are done in full.
+    slots_freed = True
+    tn = INF
+    for s in range(S):
+        if SM[s, SM_NEXT] < tn:
+            tn = SM[s, SM_NEXT]
     G[G_CALL_ISSUED] = 0
     while True:
         t = G[G_CYCLE]
         # dispatch into freed block slots (also the launch's initial dispatch,
         # SM by SM in turn, so consecutive blocks go to consecutive SMs)
-        more = True
+        more = slots_freed
         while more:
             more = False
             for k in range(S):
@@ -793,19 +802,18 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                     if _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST,
                                      blk_warp, blk_thread, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2):
                         more = True
+                        tn = min(tn, SM[s, SM_NEXT])
         G[G_RR_SM] = 0
         if G[G_DONE_BLOCKS] >= C[C_NBLOCKS]:
             return RC_DONE, 0
-        tn = INF
-        for s in range(S):
-            if SM[s, SM_NEXT] < tn:
-                tn = SM[s, SM_NEXT]
         if tn >= INF:
             return -1, 0   # deadlock: no warp can ever issue (reported by the caller)
         t = max(t, tn)
+        tn = INF
         nret = 0
         for s in range(S):
             if SM[s, SM_NEXT] > t:
+                tn = min(tn, SM[s, SM_NEXT])
                 continue
             if stalls and t > SM[s, SM_SEEN]:    # the cycles it sat out, in the category it stopped with
                 ST[ST_STALL0 + SM[s, SM_CAUSE]] += t - SM[s, SM_SEEN]
@@ -884,6 +892,8 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
             if stalls:
                 ST[ST_STALL0 + SM[s, SM_CAUSE]] += 1
                 SM[s, SM_SEEN] = t + 1
+            tn = min(tn, SM[s, SM_NEXT])
+        slots_freed = nret > 0
         G[G_CYCLE] = t + 1
         if nret > 0 and C[C_WATCH] == 1:
             return RC_RETIRED, nret
