@@ -778,8 +778,8 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
     stalls = C[C_STALLS] == 1      # the stall breakdown is kept (docs/simulator.md)
     # Between cycles only a retirement frees a block slot and only a visit or a dispatch moves an SM's
     # next cycle, so the dispatch pass runs after cycles that retired a block, and the earliest next
-    # cycle is kept from the visits (each a pass over every SM, a tenth of a memory-bound run's time
-    # when done every cycle).  On entry the caller may have changed either: both are done in full.
+    # cycle is kept from the visits, where each was a pass over every SM at every step (docs/simulator.md,
+    # Speed).  On entry a sampling policy may have changed either: both are done in full.
     slots_freed = True
     tn = INF
     for s in range(S):
