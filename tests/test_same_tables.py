@@ -5,8 +5,9 @@ import json
 import sys
 from pathlib import Path
 
-import pandas as pd
-import pyarrow.parquet as pq
+import pyarrow as pa
+
+from pipeline_lib.io.atomic import write_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import same_tables  # noqa: E402
@@ -14,10 +15,9 @@ import same_tables  # noqa: E402
 
 def _run(d: Path, cycles: list, commit: str) -> Path:
     (d / "wl").mkdir(parents=True)
-    pd.DataFrame({"launch": [0, 1], "cycles": cycles}).to_parquet(d / "wl" / "sampled.parquet")
-    t = pq.read_table(d / "wl" / "sampled.parquet")
-    pq.write_table(t.replace_schema_metadata({**(t.schema.metadata or {}), b"git_commit": commit.encode()}),
-                   d / "wl" / "sampled.parquet")
+    # written as the stages write tables, with the provenance stamp, its commit set per run
+    write_table(pa.table({"launch": [0, 1], "cycles": cycles}), d / "wl" / "sampled.parquet",
+                metadata={"git_commit": commit})
     (d / "wl" / "sampled.json").write_text(json.dumps({"error": 0.5, "sample": 10}))
     return d
 
