@@ -22,19 +22,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pipeline_lib.tbpoint.warming import phase_concentration
 from pipeline_lib.workflow import Paths
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def phase_concentration(dispatch: np.ndarray, retire: np.ndarray, t: int, lifetime: float) -> float:
-    """Mean resultant length of the phases of the blocks running at cycle
-    ``t`` (dispatched by then, not yet retired); 0 when none runs."""
-    running = (dispatch <= t) & (retire > t)
-    if not running.any():
-        return 0.0
-    phase = 2 * np.pi * (t - dispatch[running]) / lifetime
-    return float(np.hypot(np.cos(phase).mean(), np.sin(phase).mean()))
 
 
 def main():
@@ -62,7 +53,9 @@ def main():
     for i in range(0, min(len(b), a.waves * wave), max(1, wave // 3)):
         done = r <= r[i]
         L = float(np.median(life[done][-wave:]))
-        print(f"{i / wave:6.1f} {ipc[i]:10.2f} {phase_concentration(d, r, int(r[i]) - 1, L):6.2f}")
+        t = int(r[i]) - 1
+        running = (d <= t) & (r > t)
+        print(f"{i / wave:6.1f} {ipc[i]:10.2f} {phase_concentration(d[running], t, L):6.2f}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from pathlib import Path
 EMULATOR_VERSION = "1"   # PTX parser/decoder/emulator, workload drivers, trace writer
 SIMULATOR_VERSION = "4"  # detailed timing simulator (pipeline_lib/sim: engine, simulator, output)
 POWER_VERSION = "2"      # power model energies and scaling (pipeline_lib/sim/power.py)
-TBPOINT_VERSION = "6"    # TBPoint clustering, regions, sampling policy and baselines (pipeline_lib/tbpoint)
+TBPOINT_VERSION = "7"    # TBPoint clustering, regions, sampling policy and baselines (pipeline_lib/tbpoint)
 GPUMECH_VERSION = "8"    # GPUMech collector, interval algorithm, representative warp, models (pipeline_lib/gpumech)
 SCALING_VERSION = "10"    # Table II counters, scaling model (clusters or regression), its validation (pipeline_lib/scaling)
 SIMPROF_VERSION = "8"    # SimProf inputs, jobs and plugin, profile tables, units, phases, sampling (pipeline_lib/simprof)

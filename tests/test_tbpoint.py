@@ -516,6 +516,9 @@ class _Dispatcher:
     def running_blocks(self):
         return np.flatnonzero((self.disp >= 0) & (self.ret < 0))
 
+    def dispatch_cycles(self, blocks):
+        return self.disp[np.asarray(blocks, np.int64)].copy()
+
     def skip(self, blocks):
         self.skipped[np.asarray(blocks, np.int64)] = True
 
@@ -573,6 +576,68 @@ def test_turnover_units_equal_the_seeds_where_blocks_are_alike():
     assert runs[0]._region_ipc == runs[1]._region_ipc
     with pytest.raises(ValueError, match="unit_rule"):
         TBPointPolicy(None, regions, unit_rule="cycles")
+
+
+def test_phase_spread_is_small_in_lock_step_and_grows_as_starts_spread():
+    from pipeline_lib.tbpoint.warming import phase_spread
+    assert phase_spread([0, 0, 0], 100, 100) == pytest.approx(0.01)       # exact lock step: one cycle's floor
+    # a block about to retire and one just started are in phase on the circle
+    assert phase_spread([1, 100], 100, 100) < 0.02
+    # a quarter of a lifetime apart: R = cos(pi / 4)
+    assert phase_spread([0, 25], 100, 100) == pytest.approx(np.sqrt(-2 * np.log(np.cos(np.pi / 4))) / (2 * np.pi))
+    assert phase_spread(np.arange(0, 100, 10), 100, 100) > 0.3               # starts spread over a lifetime
+
+
+def test_the_phases_rule_waits_while_the_lock_step_breaks_and_not_where_it_holds():
+    """Reduction's units agree in IPC while its blocks' phase spread grows
+    by a third a unit (the lock step breaking, docs/tbpoint.md): the
+    confidence rule stops, the phases rule waits while the growth, carried
+    over the rest of the region, would double the spread.  A spread that
+    only jitters, or a region about to end, lets it stop where confidence
+    does (from three units after the truncation)."""
+    from pipeline_lib.tbpoint.warming import confidence, phases, region_ipc
+    ipcs = [6.63, 6.83, 6.85, 6.84, 6.86, 6.84, 6.85]
+    growing = [0.01 * 1.3 ** k for k in range(len(ipcs))]
+    steady = [0.002, 0.034, 0.033, 0.035, 0.034, 0.033, 0.034]
+    for n in range(2, len(ipcs) + 1):
+        assert phases(ipcs[:n], 0.03, growing[:n], 40) is None
+    stops = [n for n in range(2, len(ipcs) + 1) if phases(ipcs[:n], 0.03, steady[:n], 40) is not None]
+    assert stops and phases(ipcs[:stops[0]], 0.03, steady[:stops[0]], 40) == confidence(ipcs[:stops[0]], 0.03)
+    # the same growth over two units left cannot double the spread
+    assert phases(ipcs, 0.03, growing, 2) == confidence(ipcs, 0.03)
+    assert phases(ipcs[:3], 0.03, steady[:3], 0) is None                 # two units after MSER: no growth fitted
+    with pytest.raises(ValueError, match="phase spreads"):
+        phases(ipcs, 0.03, growing[:-1], 40)
+    with pytest.raises(ValueError, match="phases needs"):
+        region_ipc("phases", ipcs, 0.03)
+
+
+def test_the_phases_rule_in_the_policy_warms_through_a_spreading_schedule():
+    """Blocks alike in IPC whose lifetimes jitter by 30% more each wave
+    (from one cycle up to 30): the starts, all in one cycle at first,
+    spread geometrically.  The confidence rule stops on the first units
+    (their IPC never changes), the phases rule only once the spread has
+    stopped growing; with lifetimes all equal the lock step holds and both
+    skip the region."""
+    from pipeline_lib.tbpoint.policy import TBPointPolicy
+    n = 600
+    jitter = np.random.default_rng(2).standard_normal(n) * np.minimum(1.3 ** (np.arange(n) / 8), 30)
+    dur = np.round(100 + jitter).astype(np.int64)
+    regions = pd.DataFrame({"launch": [0], "region": [0], "cluster": [0], "start_block": [0], "end_block": [n - 1],
+                            "first_epoch": [0], "n_epochs": [75]})
+
+    def run(rule, d):
+        return _Dispatcher(d, 8).run(TBPointPolicy(None, regions, warming_rule=rule, unit_rule="turnover"))
+
+    conf, ours = run("confidence", dur), run("phases", dur)
+    assert conf._skipped[0] > ours._skipped.get(0, 0)
+    assert len(ours._unit_spreads) == len(ours._unit_ipcs) >= len(conf._unit_ipcs) + 10
+    assert ours._unit_spreads[-1] > 10 * ours._unit_spreads[0]              # it waited until the starts spread
+    assert not conf._unit_spreads                                         # measured only for the phases rule
+    equal = np.full(n, 100)
+    held = run("phases", equal)
+    assert held._skipped[0] > 0 and max(held._unit_spreads) == pytest.approx(0.01)
+    assert TBPointPolicy(None, None, warming_rule="phases", interval_tolerance=0.02)._warming_tolerance == 0.02
 
 
 def test_the_interval_tolerance_is_the_confidence_rules_and_the_ipc_tolerance_the_seeds():
@@ -768,7 +833,7 @@ def test_the_sample_floor_is_one_launch_per_cluster_and_two_units_of_warming_per
 
 # -- sampled sweep points: a full simulation's tables estimated from TBPoint's run ---------
 POINT_OPTIONS = {"inter": True, "intra": True, "ipc_tolerance": 0.1, "functional_warming": True,
-                 "warming_rule": "confidence", "launch_rule": "confidence", "unit_rule": "turnover",
+                 "warming_rule": "phases", "launch_rule": "confidence", "unit_rule": "turnover",
                  "interval_tolerance": 0.03, "small_launches": "model", "intra_sigma": 0.2, "max_variation": 0.3, "min_region_epochs": 2,
                  "variation": "epoch"}
 

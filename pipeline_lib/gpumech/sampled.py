@@ -72,11 +72,14 @@ class Sampling:
     ``confidence`` and ``ipc_tolerance`` for the seed's rule, as TBPoint's
     policy takes them); and whether to
     sample within launches at all (``regions``, off: module docstring).
-    One default differs: ``inter_scale`` stays ``kernel``, TBPoint's
+    Two defaults differ: ``inter_scale`` stays ``kernel``, TBPoint's
     default when docs/gpumech.md's re-evaluation figures were measured
-    (TBPoint has used ``log`` since TBPOINT_VERSION 4); the collection
-    takes one launch per cluster, as TBPoint's ``launch_rule:
-    representative`` does."""
+    (TBPoint has used ``log`` since TBPOINT_VERSION 4), and
+    ``warming_rule`` stays ``confidence`` (TBPoint's ``phases``, its
+    default since version 7, reads the running blocks' dispatch cycles,
+    which the collector's epochs do not have); the collection takes one
+    launch per cluster, as TBPoint's ``launch_rule: representative``
+    does."""
     regions: bool = False
     inter_sigma: float = 0.1
     inter_within_kernel: bool = True

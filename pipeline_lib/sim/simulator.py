@@ -105,6 +105,10 @@ class LaunchControl:
                 "issued_at_dispatch": int(r[E.BO_ISSUED_AT_DISPATCH]),
                 "issued_at_retire": int(r[E.BO_ISSUED_AT_RETIRE]), "skipped": bool(r[E.BO_SKIPPED] == 1)}
 
+    def dispatch_cycles(self, blocks) -> np.ndarray:
+        """Dispatch cycles of dispatched blocks (ids)."""
+        return self._sim._bo[np.asarray(blocks, np.int64), E.BO_DISPATCH].copy()
+
     def running_blocks(self) -> np.ndarray:
         """Ids of the blocks dispatched and not yet retired."""
         bo = self._sim._bo[: self.next_block]

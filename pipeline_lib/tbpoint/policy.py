@@ -13,7 +13,7 @@ from ..sim.sampling import SamplingPolicy
 from .clustering import closest_to_centre
 from .inter_launch import FEATURES
 from .launch_model import SMALL_LAUNCH_RULES, GroupSampler, MODEL_FEATURES, launch_groups
-from .warming import LAUNCH_RULES, enough_launches, region_ipc
+from .warming import LAUNCH_RULES, WARMING_RULES, enough_launches, phase_spread, region_ipc
 
 NORMAL, WARMING = 0, 1
 
@@ -35,7 +35,8 @@ class TBPointPolicy(SamplingPolicy):
     warms: its units are simulated until the warming rule stops
     (:mod:`.warming`: the seed's two consecutive units within
     ``ipc_tolerance``, or our confidence interval after the start-up
-    transient within ``interval_tolerance``); then the region's blocks not
+    transient within ``interval_tolerance``, under ``phases`` with the
+    blocks' schedule settled too); then the region's blocks not
     yet dispatched are skipped and predicted at the IPC the rule gives.  The region is left when a block of
     another region is dispatched.
 
@@ -51,7 +52,8 @@ class TBPointPolicy(SamplingPolicy):
         The seed's warming rule's tolerance (10%): the relative IPC
         difference of two consecutive units.
     interval_tolerance : float
-        Our rules' tolerance (the ``confidence`` warming and launch rules):
+        Our rules' tolerance (the ``confidence`` and ``phases`` warming
+        rules and the ``confidence`` launch rule):
         the largest relative half-width of the 95% confidence interval of
         the mean.  Default 3%, from the accuracy asked of the method (no
         workload above 3% error, docs/tbpoint.md): a region or cluster
@@ -63,7 +65,8 @@ class TBPointPolicy(SamplingPolicy):
         Replay skipped blocks' and launches' memory lines through the caches
         (ours; the seed leaves the caches as they were, 3.5.3).
     warming_rule : str
-        ``consecutive`` (the seed) or ``confidence`` (ours), :mod:`.warming`.
+        ``consecutive`` (the seed), ``confidence`` or ``phases`` (ours),
+        :mod:`.warming`.
     unit_rule : str
         What ends a sampling unit.  ``block`` (the seed, 3.4.4): the
         specified block's retirement.  ``turnover`` (ours, the default): that
@@ -127,8 +130,9 @@ class TBPointPolicy(SamplingPolicy):
         self.ipc_tolerance = ipc_tolerance
         self.interval_tolerance = interval_tolerance
         self.warming_rule = warming_rule
-        region_ipc(warming_rule, [], ipc_tolerance)      # an unknown rule fails here, before simulating
-        self._warming_tolerance = interval_tolerance if warming_rule == "confidence" else ipc_tolerance
+        if warming_rule not in WARMING_RULES:      # an unknown rule fails here, before simulating
+            region_ipc(warming_rule, [], ipc_tolerance)
+        self._warming_tolerance = ipc_tolerance if warming_rule == "consecutive" else interval_tolerance
         self.functional_warming = functional_warming
         self.intra = regions is not None
         self.watch_blocks = self.intra
@@ -221,7 +225,7 @@ class TBPointPolicy(SamplingPolicy):
             self._region_of[r["start_block"]:r["end_block"] + 1] = r["region"]
             self._region_end[int(r["region"])] = int(r["end_block"])
         self._warp_instrs = control.blocks["warp_instrs"].to_numpy(np.int64)
-        self._state, self._region, self._unit_ipcs = NORMAL, -1, []
+        self._state, self._region, self._unit_ipcs, self._unit_spreads = NORMAL, -1, [], []
         self._sampled: set[int] = set()
         self._region_ipc: dict[int, float] = {}
         self._skipped: dict[int, int] = {}
@@ -253,7 +257,13 @@ class TBPointPolicy(SamplingPolicy):
             r = self._region
             end = self._region_end[r]
             self._unit_ipcs.append(ipc)
-            estimate = region_ipc(self.warming_rule, self._unit_ipcs, self._warming_tolerance)
+            remaining = None
+            if self.warming_rule == "phases":     # the running blocks' phases, over the unit's length
+                self._unit_spreads.append(phase_spread(control.dispatch_cycles(control.running_blocks()),
+                                                       control.cycle, cycles))
+                remaining = max(end + 1 - nxt, 0) / max(control.system_occupancy, 1)
+            estimate = region_ipc(self.warming_rule, self._unit_ipcs, self._warming_tolerance,
+                                  self._unit_spreads, remaining)
             if estimate is not None:
                 self._region_ipc[r] = estimate
                 if nxt <= end:
@@ -283,7 +293,7 @@ class TBPointPolicy(SamplingPolicy):
         regs = self._region_of[ids]
         r = int(regs[0])
         if r >= 0 and (regs == r).all() and r not in self._sampled:
-            self._state, self._region, self._unit_ipcs = WARMING, r, []
+            self._state, self._region, self._unit_ipcs, self._unit_spreads = WARMING, r, [], []
 
     def launch_end(self, row: dict) -> None:
         lid = int(row["launch"])

@@ -87,7 +87,7 @@ def regions_stage(wl: str, trace_dir, hw: dict, hw_name: str, sigma: float, max_
 
 def sample_stage(wl: str, trace_dir, hw: dict, inter_path, regions_path, ipc_tolerance: float, out,
                  summary_out, host_time_out, progress_s: float = 0.0, functional_warming: bool = True,
-                 warming_rule: str = "confidence", launch_rule: str = "confidence", unit_rule: str = "turnover",
+                 warming_rule: str = "phases", launch_rule: str = "confidence", unit_rule: str = "turnover",
                  interval_tolerance: float = 0.03, small_launches: str = "model") -> dict:
     """TBPoint sampled simulation of one workload: the per-launch table, a
     summary and the host time (a file of its own, see simulate_workload)."""

@@ -18,6 +18,25 @@ and return the region's IPC once they stop, else None.
   each other (reduction: 6.73 and 6.45 against a steady 8.0, so the region
   was predicted 18% slow).  The tolerance is the seed's, read as the
   interval's half-width; 95% is the usual confidence level, not tuned.
+- ``phases`` (ours): ``confidence``, and the blocks' schedule settled too.
+  A launch's first wave starts in one cycle, so its blocks run in lock
+  step; in some launches the lock step is metastable and breaks waves
+  later, and the IPC rises as the blocks' starts spread (reduction: 6.6
+  to 8.0 over about 20 waves, while its first units agree within 1%).
+  The units' IPCs cannot show this before it happens; the blocks' phases
+  do: the spread of the running blocks' phases (:func:`phase_spread`)
+  grows geometrically from the first wave on while the lock step is
+  breaking (reduction: x1.2-1.5 a unit), and stays within its noise in a
+  lock step that holds (matmul, histogram) or in a schedule already
+  mixed.  So the rule also asks that the spread's growth would not
+  double it over the rest of the region: the growth is the least-squares
+  slope of the spread's logarithm over its units after MSER's truncation
+  of that series (at least three units), carried over the region's
+  remaining units (its blocks left over the system occupancy).  Within a
+  factor of two the schedule keeps its regime (lock step or mixed) and
+  the units seen represent the skipped blocks.  The factor two is a
+  statement of "the same regime", not fitted to any error
+  (docs/tbpoint.md, "Occupancy variants").
 """
 from __future__ import annotations
 
@@ -29,8 +48,8 @@ from scipy import stats
 
 from ..pairwise import pairwise_sum
 
-__all__ = ["WARMING_RULES", "LAUNCH_RULES", "CONFIDENCE", "consecutive", "confidence", "mser_truncation", "region_ipc",
-           "enough_launches"]
+__all__ = ["WARMING_RULES", "LAUNCH_RULES", "CONFIDENCE", "consecutive", "confidence", "phases", "phase_concentration",
+           "phase_spread", "mser_truncation", "region_ipc", "enough_launches"]
 
 CONFIDENCE = 0.95
 
@@ -85,6 +104,63 @@ def confidence(ipcs, tolerance: float, level: float = CONFIDENCE) -> float | Non
     return mean if _half_width(rest, level) <= tolerance * mean else None
 
 
+def phase_concentration(dispatch, t: int, lifetime: float) -> float:
+    """Mean resultant length R of the phases of blocks dispatched at cycles
+    ``dispatch`` and running at cycle ``t``: a block's phase is its age
+    over ``lifetime`` as an angle, 2 pi (t - dispatch) / lifetime.  1 when
+    every block is at the same point of its life (lock step), towards 0 as
+    their starts spread over a lifetime; 0 for no block."""
+    d = np.asarray(dispatch, float)
+    if len(d) == 0 or lifetime <= 0:
+        return 0.0
+    ph = 2 * np.pi * (t - d) / lifetime
+    return min(float(np.hypot(np.cos(ph).mean(), np.sin(ph).mean())), 1.0)
+
+
+def phase_spread(dispatch, t: int, lifetime: float) -> float:
+    """Spread of the phases of the blocks running at cycle ``t``, in
+    lifetimes: a block's phase is its age over ``lifetime`` as an angle,
+    2 pi (t - dispatch) / lifetime, and the spread is the circular standard
+    deviation sqrt(-2 ln R) / (2 pi) of those angles (R their mean
+    resultant length; Mardia and Jupp, *Directional Statistics*, 2000,
+    2.3.4).  Near 0 when the blocks run in lock step (on a circle, a block
+    about to retire and one just started are in phase), 0.3 and more when
+    their starts are spread over a lifetime.  Floored at one cycle
+    (1 / lifetime), the clock's resolution, so that an exact lock step has
+    a logarithm."""
+    floor = 1.0 / max(float(lifetime), 1.0)
+    if len(dispatch) < 2 or lifetime <= 0:
+        return floor
+    R = phase_concentration(dispatch, t, lifetime)
+    return max(float(np.sqrt(-2.0 * np.log(R))) / (2 * np.pi) if R > 0 else np.inf, floor)
+
+
+#: the growth of the phase spread over the rest of a region that the ``phases`` rule still calls the same regime
+SPREAD_GROWTH = 2.0
+
+
+def phases(ipcs, tolerance: float, spreads, remaining: float, level: float = CONFIDENCE) -> float | None:
+    """Ours (module docstring): :func:`confidence`'s IPC once the
+    least-squares growth of the log phase spreads ``spreads`` (one per
+    unit, :func:`phase_spread`), over those after MSER's truncation of
+    that series (at least three), carried over the ``remaining`` units of
+    the region, would grow the spread by less than :data:`SPREAD_GROWTH`."""
+    estimate = confidence(ipcs, tolerance, level)
+    if estimate is None:
+        return None
+    x = np.asarray(ipcs, float)
+    spreads = np.asarray(spreads, float)
+    if len(spreads) != len(x):
+        raise ValueError(f"phases: {len(spreads)} phase spreads for {len(x)} units")
+    y = np.log(spreads)
+    y = y[mser_truncation(y):]
+    if len(y) < 3:
+        return None
+    k = np.arange(len(y), dtype=float) - (len(y) - 1) / 2
+    growth = float((k * y).sum() / (k * k).sum())     # least-squares slope of log spread per unit
+    return estimate if max(growth, 0.0) * max(float(remaining), 0.0) < np.log(SPREAD_GROWTH) else None
+
+
 def _half_width(x: np.ndarray, level: float) -> float:
     """Half-width of the ``level`` confidence interval of the mean of ``x``
     (Student's t, at least two values)."""
@@ -99,16 +175,21 @@ def _t_quantile(q: float, df: int) -> float:
     return float(stats.t.ppf(q, df))
 
 
-WARMING_RULES = {"consecutive": consecutive, "confidence": confidence}
+WARMING_RULES = {"consecutive": consecutive, "confidence": confidence, "phases": phases}
 
 
-def region_ipc(rule: str, ipcs, tolerance: float) -> float | None:
+def region_ipc(rule: str, ipcs, tolerance: float, spreads=None, remaining: float | None = None) -> float | None:
     """The region's IPC under ``rule`` (a key of :data:`WARMING_RULES`), or
-    None while it has to keep simulating."""
+    None while it has to keep simulating.  ``phases`` also takes the units'
+    phase ``spreads`` and the ``remaining`` units of the region."""
     try:
         fn = WARMING_RULES[rule]
     except KeyError:
         raise ValueError(f"tbpoint.warming_rule: {rule!r} is not one of {', '.join(WARMING_RULES)}") from None
+    if fn is phases:
+        if spreads is None or remaining is None:
+            raise ValueError("tbpoint.warming_rule: phases needs the units' phase spreads and the units remaining")
+        return fn(ipcs, tolerance, spreads, remaining)
     return fn(ipcs, tolerance)
 
 
