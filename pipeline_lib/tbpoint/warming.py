@@ -26,7 +26,7 @@ and return the region's IPC once they stop, else None.
   The units' IPCs cannot show this before it happens; the blocks' phases
   do: the spread of the running blocks' phases (:func:`phase_spread`)
   grows geometrically from the first wave on while the lock step is
-  breaking (reduction: x1.2-1.5 a unit), and stays within its noise in a
+  breaking (reduction: x1.1-1.5 a unit), and stays within its noise in a
   lock step that holds (matmul, histogram) or in a schedule already
   mixed.  So the rule also asks that the spread's growth would not
   double it over the rest of the region: the growth is the least-squares
@@ -127,12 +127,13 @@ def phase_spread(dispatch, t: int, lifetime: float) -> float:
     about to retire and one just started are in phase), 0.3 and more when
     their starts are spread over a lifetime.  Floored at one cycle
     (1 / lifetime), the clock's resolution, so that an exact lock step has
-    a logarithm."""
+    a logarithm; phases that cancel exactly (R = 0) count as R = 1e-12, so
+    that the spread stays finite."""
     floor = 1.0 / max(float(lifetime), 1.0)
     if len(dispatch) < 2 or lifetime <= 0:
         return floor
-    R = phase_concentration(dispatch, t, lifetime)
-    return max(float(np.sqrt(-2.0 * np.log(R))) / (2 * np.pi) if R > 0 else np.inf, floor)
+    R = max(phase_concentration(dispatch, t, lifetime), 1e-12)
+    return max(float(np.sqrt(-2.0 * np.log(R))) / (2 * np.pi), floor)
 
 
 #: the growth of the phase spread over the rest of a region that the ``phases`` rule still calls the same regime
