@@ -640,6 +640,17 @@ def test_the_phases_rule_in_the_policy_warms_through_a_spreading_schedule():
     assert TBPointPolicy(None, None, warming_rule="phases", interval_tolerance=0.02)._warming_tolerance == 0.02
 
 
+def test_rules_text_names_the_rule_and_its_own_tolerance():
+    from pipeline_lib.tbpoint.run import rules_text
+    r = {"inter": True, "intra": True, "warming_rule": "phases", "launch_rule": "confidence", "unit_rule": "turnover",
+         "small_launches": "model", "functional_warming": True, "interval_tolerance": 0.03, "ipc_tolerance": 0.1}
+    assert "warming rule phases (3% intervals)" in rules_text(r)
+    seed = dict(r, warming_rule="consecutive", inter=False, intra=False, functional_warming=False)
+    text = rules_text(seed)
+    assert "warming rule consecutive (10% between consecutive units)" in text
+    assert text.startswith("every launch simulated, no intra-launch sampling") and "no functional warming" in text
+
+
 def test_the_interval_tolerance_is_the_confidence_rules_and_the_ipc_tolerance_the_seeds():
     from pipeline_lib.tbpoint.policy import TBPointPolicy
     ours = TBPointPolicy(None, None, ipc_tolerance=0.5, warming_rule="confidence", interval_tolerance=0.02)

@@ -407,6 +407,9 @@ def test_tbpoint_outputs_of_end_to_end_run(ran):
         assert (out / "gpumech-baseline" / f"{f}.png").stat().st_size > 0
     summary = (out / "gpumech-baseline" / "summary.md").read_text()
     assert "Geometric means" in summary and "TBPoint with the seed's rules" in summary
+    # the rules the sampled runs recorded, the defaults here
+    assert ("TBPoint's rules in this run: inter-launch clusters, homogeneous regions, warming rule phases (3% "
+            "intervals), launch rule confidence, turnover units, small launches model, functional warming") in summary
     assert (v["seed_rules_sample_size"] > 0).all() and v["seed_rules_error"].notna().all()
     h = pd.read_parquet(out / "gpumech-baseline" / "host_time.parquet")
     assert sorted(h["workload"]) == sorted(TINY["workloads"]) and (h["full_s"] > 0).all()
@@ -708,6 +711,7 @@ def test_bad_sweeps_are_named(tmp_path):
 def test_simprof_outputs_of_end_to_end_run(ran):
     import pandas as pd
 
+    from pipeline_lib.simprof.profile import thread_cpu
     from pipeline_lib.simprof.run import populations
     d, _ = ran
     sp = d / "results" / "simprof"
@@ -718,7 +722,13 @@ def test_simprof_outputs_of_end_to_end_run(ran):
         # the perf_event sampler beside the job counted the same threads the JVM reports
         assert 2 <= info["perf_threads"] <= info["executor_threads"] and info["perf_missed_cpu_share"] < 0.05
         assert info["perf_missed_cpu_share"] == 0 or info["perf_threads"] < info["executor_threads"]
-        assert info["perf_cpu_ratio"] == pytest.approx(1.0, abs=0.1)
+        # (the task clock also counts a virtual machine's steal time, which the JVM's clock leaves out:
+        # the ratio can exceed 1 on a busy host, each thread's share of the CPU cannot differ)
+        assert info["perf_cpu_ratio"] >= 0.9
+        t = thread_cpu(pd.read_parquet(sp / "profiles" / r / "perf.parquet"),
+                       pd.read_parquet(sp / "profiles" / r / "counters.parquet"))
+        assert len(t) == info["perf_threads"]
+        assert (t["kernel_s"] / t["kernel_s"].sum() - t["jvm_s"] / t["jvm_s"].sum()).abs().max() < 0.05
         p = pd.read_parquet(sp / "profiles" / r / "perf.parquet")
         assert (p["instructions"] == -1).all() and (p.groupby("java_tid")["task_clock_ns"].max() > 0).all()
         u = pd.read_parquet(sp / "phases" / r / "units.parquet")

@@ -71,12 +71,20 @@ def _change(t: pd.Series, v: pd.Series, a: float, b: float) -> float:
     return float(np.diff(np.interp([a, b], t.to_numpy(np.float64), v.to_numpy(np.float64)))[0])
 
 
-def cpu_agreement(perf_table: pd.DataFrame, counters: pd.DataFrame) -> float | None:
-    """CPU time the kernel's task clock counted for the executor threads over
-    the CPU time the JVM reported for them, over the span both watched each
-    thread: 1 when the perf sampler follows the right threads (None when it
-    followed none)."""
-    kernel = jvm_cpu = 0.0
+def thread_cpu(perf_table: pd.DataFrame, counters: pd.DataFrame) -> pd.DataFrame:
+    """Per executor thread (``java_tid``) the perf sampler counted: the CPU
+    seconds of its task clock (``kernel_s``) and those the JVM reported
+    (``jvm_s``), over the span both watched it.
+
+    On a virtual machine the two differ by the steal time: the task clock
+    runs while the thread holds a virtual CPU, the hypervisor's time
+    included, while the thread CPU clock the JVM reads leaves out the time
+    the hypervisor took (the kernel's paravirtual steal accounting), so
+    ``kernel_s`` exceeds ``jvm_s`` on a host whose neighbours are busy.
+    Steal falls on every thread alike; each thread's share of the executor
+    CPU time is the same by either clock when the sampler follows the right
+    threads."""
+    rows = []
     for tid, p in perf_table.groupby("java_tid"):
         c = counters[(counters["java_tid"] == tid) & (counters["cpu_ns"] >= 0)]
         if len(c) < 2:
@@ -84,9 +92,20 @@ def cpu_agreement(perf_table: pd.DataFrame, counters: pd.DataFrame) -> float | N
         a = max(p["time_ns"].min(), c["time_ns"].min())
         b = min(p["time_ns"].max(), c["time_ns"].max())
         if b > a:
-            kernel += _change(p["time_ns"], p["task_clock_ns"], a, b)
-            jvm_cpu += _change(c["time_ns"], c["cpu_ns"], a, b)
-    return round(kernel / jvm_cpu, 4) if jvm_cpu > 0 else None
+            rows.append({"java_tid": tid, "kernel_s": _change(p["time_ns"], p["task_clock_ns"], a, b) / 1e9,
+                         "jvm_s": _change(c["time_ns"], c["cpu_ns"], a, b) / 1e9})
+    return pd.DataFrame(rows, columns=["java_tid", "kernel_s", "jvm_s"])
+
+
+def cpu_agreement(perf_table: pd.DataFrame, counters: pd.DataFrame) -> float | None:
+    """CPU time the kernel's task clock counted for the executor threads over
+    the CPU time the JVM reported for them, over the span both watched each
+    thread (:func:`thread_cpu`): 1 when the sampler follows the right
+    threads on an unshared host, above 1 by the steal time on a busy
+    virtual machine (None when it followed none)."""
+    t = thread_cpu(perf_table, counters)
+    jvm_cpu = float(t["jvm_s"].sum())
+    return round(float(t["kernel_s"].sum()) / jvm_cpu, 4) if jvm_cpu > 0 else None
 
 
 def missed_cpu_share(perf_table: pd.DataFrame, counters: pd.DataFrame) -> float:

@@ -105,6 +105,10 @@ def sample_stage(wl: str, trace_dir, hw: dict, inter_path, regions_path, ipc_tol
     s = summarize_sampled(rows)
     s["sample_floor"] = sample_floor(tr.launches, tr.blocks_by_launch(), inter, regions, hw,
                                      modelled=policy.modelled_groups())   # grouped once, by the run
+    s["rules"] = {"inter": inter is not None, "intra": regions is not None, "warming_rule": warming_rule,
+                  "launch_rule": launch_rule, "unit_rule": unit_rule, "small_launches": small_launches,
+                  "functional_warming": functional_warming, "interval_tolerance": interval_tolerance,
+                  "ipc_tolerance": ipc_tolerance}
     write_json({"workload": wl, "hardware": hw["name"], **s}, summary_out)
     write_host_time(host_time_out, res.info["host_seconds"], time.perf_counter() - t0)
     print(f"{wl} on {hw['name']}: TBPoint IPC {s['ipc']:.4f}, sample size {100 * s['sample_size']:.2f}%",
@@ -418,6 +422,18 @@ VALIDATION = [("workload", STR, ""), ("full_ipc", F64, "full simulation, warp in
               ("seed_rules_sample_size", F64, "")]
 
 
+def rules_text(r: dict) -> str:
+    """The options a sampled run recorded (``sampled.json``'s ``rules``), in words."""
+    warming = (f"warming rule {r['warming_rule']} ({100 * r['ipc_tolerance']:g}% between consecutive units)"
+               if r["warming_rule"] == "consecutive" else
+               f"warming rule {r['warming_rule']} ({100 * r['interval_tolerance']:g}% intervals)")
+    parts = ["inter-launch clusters" if r["inter"] else "every launch simulated",
+             "homogeneous regions" if r["intra"] else "no intra-launch sampling", warming,
+             f"launch rule {r['launch_rule']}", f"{r['unit_rule']} units", f"small launches {r['small_launches']}",
+             "functional warming" if r["functional_warming"] else "no functional warming"]
+    return ", ".join(parts)
+
+
 def validate_stage(hw_name: str, items: list[dict], out_table, out_summary, fig_dir,
                    times: list[dict] | None = None, out_host_table=None, out_host_summary=None) -> pd.DataFrame:
     """The validation table, a Markdown summary with the geometric means next
@@ -461,6 +477,10 @@ def validate_stage(hw_name: str, items: list[dict], out_table, out_summary, fig_
                      f"consecutive units) | {100 * geomean(t['seed_rules_error']):.2f} | 0.47 | "
                      f"{100 * geomean(t['seed_rules_sample_size']):.2f} | 2.6 |")
     lines.append("")
+    rules = {json.dumps(it["tbpoint"]["rules"], sort_keys=True) for it in items if "rules" in it["tbpoint"]}
+    if len(rules) == 1:
+        lines += [f"TBPoint's rules in this run: {rules_text(json.loads(rules.pop()))} (`tbpoint.*`, "
+                  "docs/configuration.md).", ""]
     lines += [f"The floor is the least sample any setting of TBPoint's rules could reach on these inputs (one launch "
               f"per cluster, a group's pilot of small launches where they are modelled, two units of warming per "
               f"region, docs/tbpoint.md); its geometric mean is "
