@@ -24,25 +24,21 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from pipeline_lib.sim import load_hardware
 from pipeline_lib.sim.simulator import Simulator
 from pipeline_lib.sim.trace_reader import TraceDir
 from pipeline_lib.tbpoint.policy import TBPointPolicy
-from pipeline_lib.tbpoint.run import run_sampled_rows, summarize_sampled
+from pipeline_lib.tbpoint.run import geomean, run_sampled_rows, summarize_sampled
 from pipeline_lib.tbpoint.warming import WARMING_RULES
 from pipeline_lib.workflow import Paths
 
 
-def sampled(P: Paths, wl: str, hw: dict, rule: str, series: bool = False) -> dict:
+def sampled(tr: TraceDir, inter, regions, wl: str, hw: dict, rule: str, series: bool = False) -> dict:
     """The sampled run's summary (:func:`summarize_sampled`) under ``rule``;
     with ``series`` the last warmed region's unit IPCs and phase spreads are
     printed."""
-    tr = TraceDir(P.trace_dir(wl))
-    inter = pd.read_parquet(P.tbpoint(wl, "inter_launch.parquet"))
-    regions = pd.read_parquet(P.tbpoint(wl, hw["name"], "regions.parquet"))
     policy = TBPointPolicy(inter, regions, 0.10, True, rule, "confidence", unit_rule="turnover",
                            interval_tolerance=0.03, small_launches="model", launches=tr.launches)
     res = Simulator(hw, tr).run(policy)
@@ -50,12 +46,6 @@ def sampled(P: Paths, wl: str, hw: dict, rule: str, series: bool = False) -> dic
         print(f"  {wl} on {hw['name']}, {rule}: unit IPC  " + " ".join(f"{x:.2f}" for x in policy._unit_ipcs))
         print(f"  {wl} on {hw['name']}, {rule}: spread    " + " ".join(f"{x:.3f}" for x in policy._unit_spreads))
     return summarize_sampled(run_sampled_rows(tr, res, policy))
-
-
-def geomean(x) -> float:
-    """Geometric mean, each value floored at 0.01 as TBPoint's summaries
-    floor their errors (an exact prediction does not zero the mean)."""
-    return float(np.exp(np.mean(np.log(np.maximum(np.asarray(x, float), 0.01)))))
 
 
 def main():
@@ -79,15 +69,19 @@ def main():
             if not full.exists():
                 sys.exit(f"tbpoint_warming_rules: {full} does not exist (run the full simulation of {wl} on {hw_name})")
             ipc = json.loads(full.read_text())["ipc"]
+            tr = TraceDir(P.trace_dir(wl))
+            inter = pd.read_parquet(P.tbpoint(wl, "inter_launch.parquet"))
+            regions = pd.read_parquet(P.tbpoint(wl, hw_name, "regions.parquet"))
             cells = []
             for r in args.rules:
-                s = sampled(P, wl, hw, r, args.series)
-                errs[r].append(100 * abs(s["ipc"] - ipc) / ipc)
-                sizes[r].append(100 * s["sample_size"])
-                cells.append(f"{errs[r][-1]:16.2f} {sizes[r][-1]:8.2f}")
+                s = sampled(tr, inter, regions, wl, hw, r, args.series)
+                errs[r].append(abs(s["ipc"] - ipc) / ipc)
+                sizes[r].append(s["sample_size"])
+                cells.append(f"{100 * errs[r][-1]:16.2f} {100 * sizes[r][-1]:8.2f}")
             print(f"{wl:14s} {hw_name:22s} {'  '.join(cells)}", flush=True)
         print(f"{'geomean (max)':14s} {hw_name:22s} " + "  ".join(
-            f"{geomean(errs[r]):9.2f} ({max(errs[r]):5.2f}) {geomean(sizes[r]):8.2f}" for r in args.rules))
+            f"{100 * geomean(errs[r]):9.2f} ({100 * max(errs[r]):5.2f}) {100 * geomean(sizes[r]):8.2f}"
+            for r in args.rules))
 
 
 if __name__ == "__main__":
