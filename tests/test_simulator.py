@@ -232,12 +232,40 @@ def test_decoding_a_launch_checks_its_rows(traces):
     n = int(tr.launches.set_index("launch").loc[0, "warp_instrs"])
     assert len(lt.pc) == n and lt.line_off[-1] == len(lt.lines) and lt.warp_off[-1] == n
     assert all(a.flags.writeable for a in (lt.pc, lt.space, lt.nreq, lt.lines, lt.line_off, lt.warp_off))
-    read = tr.launch_tables
-    assert len(read(0, ["warp"])) > 1                       # several row groups: they are concatenated
-    tr.launch_tables = lambda launch, cols: [t.take(pa.array(np.arange(t.num_rows)[::-1])) for t in read(launch, cols)]
+    stored = tr.iter_launch_tables
+    read = lambda launch, cols: list(stored(launch, cols))  # noqa: E731  (the stored row groups, unpatched)
+    tables = read(0, ["warp", "pc", "mask", "space", "nreq", "lines"])
+    assert len(tables) > 1                                  # several row groups: decoded one by one
+    # the arrays as the whole launch's rows, read at once, give them
+    whole = pa.concat_tables(tables)
+    warp = whole.column("warp").to_numpy()
+    lines = whole.column("lines").combine_chunks()
+    assert np.array_equal(lt.pc, whole.column("pc").to_numpy())
+    assert np.array_equal(lt.nthreads, np.bitwise_count(whole.column("mask").to_numpy()))
+    assert np.array_equal(lt.line_off, lines.offsets.to_numpy() - lines.offsets.to_numpy()[0])
+    assert np.array_equal(lt.lines, lines.flatten().to_numpy())
+    n_warps = len(lt.warp_off) - 1
+    assert np.array_equal(lt.warp_off, np.searchsorted(warp, np.arange(n_warps + 1)))
+    # row groups split in the middle of a warp, and chunks of several rows, decode the same
+    rows = pa.Table.from_batches(whole.to_batches(max_chunksize=777))
+    cuts = [0, 5, 6, 1000, 4097, rows.num_rows]
+    tr.iter_launch_tables = lambda launch, cols: iter([rows.slice(a, b - a).select(cols) for a, b in zip(cuts, cuts[1:])])
+    again = tr._decode(0)
+    for f in ("pc", "space", "nreq", "nthreads", "line_off", "lines", "warp_off"):
+        assert np.array_equal(getattr(again, f), getattr(lt, f)), f
+    tr.iter_launch_tables = lambda launch, cols: iter(
+        [t.take(pa.array(np.arange(t.num_rows)[::-1])) for t in read(launch, cols)])
     with pytest.raises(TraceError, match="launch 0: rows missing or not ordered by warp"):
         tr._decode(0)
-    tr.launch_tables = lambda launch, cols: [t.slice(0, t.num_rows - 1) for t in read(launch, cols)]
+    tr.iter_launch_tables = lambda launch, cols: iter(read(launch, cols)[::-1])     # row groups out of order
+    with pytest.raises(TraceError, match="launch 0: rows missing or not ordered by warp"):
+        tr._decode(0)
+    tr.iter_launch_tables = lambda launch, cols: iter([t.slice(0, t.num_rows - 1) for t in read(launch, cols)])
+    with pytest.raises(TraceError, match="launch 0: rows missing"):
+        tr._decode(0)
+    last_row = lambda cols: read(0, cols)[-1].slice(read(0, cols)[-1].num_rows - 1)  # noqa: E731
+    tr.iter_launch_tables = lambda launch, cols: iter(                         # two rows too many, in order
+        read(launch, cols) + [pa.concat_tables([last_row(cols)] * 2).combine_chunks()])
     with pytest.raises(TraceError, match="launch 0: rows missing"):
         tr._decode(0)
 

@@ -96,34 +96,68 @@ class TraceDir:
     def launch_tables(self, launch: int, columns: list[str]) -> list[pa.Table]:
         """The ``warp_trace`` rows of one launch as read (one table per row
         group, in order), with only ``columns``."""
-        return [self._pf.read_row_group(g, columns=columns) for g in self._groups.get(int(launch), [])]
+        return list(self.iter_launch_tables(launch, columns))
+
+    def iter_launch_tables(self, launch: int, columns: list[str]):
+        """:meth:`launch_tables`, one row group at a time."""
+        for g in self._groups.get(int(launch), []):
+            yield self._pf.read_row_group(g, columns=columns)
+
+    def _rows_error(self, launch: int) -> TraceError:
+        return TraceError(f"{self.path / 'warp_trace.parquet'}: launch {launch}: rows missing or not ordered by warp")
 
     def _decode(self, launch: int) -> LaunchTrace:
-        # One copy per array: the row groups' columns are concatenated in
-        # their stored types (which are LaunchTrace's), so no astype copies
-        # follow; the concatenation also makes them writable, as the
-        # compiled engine's signatures expect.
+        # Row group by row group into arrays allocated once at their final
+        # size: holding every row group's columns, concatenating them and
+        # appending the last line offset had made five copies of a launch
+        # (several GB for a paper input's launch of 80 M warp instructions),
+        # and on a virtual machine the first touch of fresh memory made that
+        # most of a simulation's host time (matmul's paper input: 7-17 s of
+        # decoding against 8 s of simulation).
         row = self._rows[int(launch)]
-        tables = self.launch_tables(launch, ["warp", "pc", "mask", "space", "nreq", "lines"])
-        cols = {"warp": [], "pc": [], "mask": [], "space": [], "nreq": [], "off": [], "lines": []}
-        base = 0
-        for t in tables:
-            for c in ("warp", "pc", "mask", "space", "nreq"):
-                cols[c].extend(ch.to_numpy() for ch in t.column(c).chunks)
-            for lst in t.column("lines").chunks:
-                off = lst.offsets.to_numpy()
-                cols["off"].append(off[:-1].astype(np.int64) - off[0] + base)
-                cols["lines"].append(lst.values.to_numpy()[off[0]:off[-1]])
-                base += int(off[-1] - off[0])
-        dtypes = {"warp": np.int32, "pc": np.int32, "mask": np.uint32, "space": np.int8, "nreq": np.int16,
-                  "off": np.int64, "lines": np.int64}
-        cat = {k: np.concatenate(v, dtype=dtypes[k]) if v else np.zeros(0, dtypes[k]) for k, v in cols.items()}
+        n = int(row["warp_instrs"])
         n_warps = int(row["n_blocks"]) * int(row["warps_per_block"])
-        warp = cat["warp"]
-        if len(warp) != int(row["warp_instrs"]) or (len(warp) > 1 and np.any(warp[1:] < warp[:-1])):
-            raise TraceError(f"{self.path / 'warp_trace.parquet'}: launch {launch}: rows missing or not ordered by warp")
-        return LaunchTrace(
-            pc=cat["pc"], space=cat["space"], nreq=cat["nreq"],
-            nthreads=np.bitwise_count(cat["mask"]).astype(np.int32),
-            line_off=np.append(cat["off"], np.int64(base)), lines=cat["lines"],
-            warp_off=np.searchsorted(warp, np.arange(n_warps + 1, dtype=np.int32)).astype(np.int64))
+        pc, space, nreq = np.empty(n, np.int32), np.empty(n, np.int8), np.empty(n, np.int16)
+        nthreads, line_off = np.empty(n, np.int32), np.empty(n + 1, np.int64)
+        warp_off = np.empty(n_warps + 1, np.int64)
+        lines = []
+        r = base = 0
+        next_warp = 0          # the lowest warp id whose first row is not known yet
+        last = None            # the previous row's warp
+        for t in self.iter_launch_tables(launch, ["warp", "pc", "mask", "space", "nreq", "lines"]):
+            chunked = [t.column(c).chunks for c in ("warp", "pc", "mask", "space", "nreq", "lines")]
+            for w, c_pc, c_mask, c_space, c_nreq, lst in zip(*chunked):
+                k = len(w)
+                if k == 0:
+                    continue
+                if r + k > n:
+                    raise self._rows_error(launch)
+                w = w.to_numpy()
+                if (last is not None and w[0] < last) or (k > 1 and np.any(w[1:] < w[:-1])):
+                    raise self._rows_error(launch)
+                # warp ids up to this chunk's last start in it (the ones before were set):
+                # the first row of each, as np.searchsorted(all rows' warps, id) gives it
+                hi = min(int(w[-1]), n_warps)
+                if hi >= next_warp:
+                    ids = np.arange(next_warp, hi + 1, dtype=w.dtype)   # w.dtype: no cast of w
+                    warp_off[next_warp:hi + 1] = r + np.searchsorted(w, ids)
+                    next_warp = hi + 1
+                last = w[-1]
+                pc[r:r + k] = c_pc.to_numpy()
+                space[r:r + k] = c_space.to_numpy()
+                nreq[r:r + k] = c_nreq.to_numpy()
+                nthreads[r:r + k] = np.bitwise_count(c_mask.to_numpy())
+                off = lst.offsets.to_numpy()
+                seg = line_off[r:r + k]
+                seg[:] = off[:-1]
+                seg -= int(off[0]) - base
+                lines.append(lst.values.to_numpy()[off[0]:off[-1]])
+                base += int(off[-1] - off[0])
+                r += k
+        if r != n:
+            raise self._rows_error(launch)
+        line_off[n] = base
+        warp_off[next_warp:] = n
+        return LaunchTrace(pc=pc, space=space, nreq=nreq, nthreads=nthreads, line_off=line_off,
+                           lines=np.concatenate(lines, dtype=np.int64) if lines else np.zeros(0, np.int64),
+                           warp_off=warp_off)
