@@ -253,6 +253,15 @@ def test_decoding_a_launch_checks_its_rows(traces):
     again = tr._decode(0)
     for f in ("pc", "space", "nreq", "nthreads", "line_off", "lines", "warp_off"):
         assert np.array_equal(getattr(again, f), getattr(lt, f)), f
+    # and columns chunked unlike each other
+    def rechunk(col, size):
+        col = col.combine_chunks()
+        return pa.chunked_array([col.slice(i, size) for i in range(0, len(col), size)], type=col.type)
+    ragged = pa.table({c: rechunk(whole.column(c), 100 if c == "warp" else 333) for c in whole.column_names})
+    tr.iter_launch_tables = lambda launch, cols: iter([ragged.select(cols)])
+    again = tr._decode(0)
+    for f in ("pc", "space", "nreq", "nthreads", "line_off", "lines", "warp_off"):
+        assert np.array_equal(getattr(again, f), getattr(lt, f)), f
     tr.iter_launch_tables = lambda launch, cols: iter(
         [t.take(pa.array(np.arange(t.num_rows)[::-1])) for t in read(launch, cols)])
     with pytest.raises(TraceError, match="launch 0: rows missing or not ordered by warp"):

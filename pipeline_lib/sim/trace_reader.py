@@ -125,28 +125,28 @@ class TraceDir:
         next_warp = 0          # the lowest warp id whose first row is not known yet
         last = None            # the previous row's warp
         for t in self.iter_launch_tables(launch, ["warp", "pc", "mask", "space", "nreq", "lines"]):
-            chunked = [t.column(c).chunks for c in ("warp", "pc", "mask", "space", "nreq", "lines")]
-            for w, c_pc, c_mask, c_space, c_nreq, lst in zip(*chunked):
-                k = len(w)
+            for b in t.to_batches():          # record batches: the columns' chunks aligned
+                k = b.num_rows
                 if k == 0:
                     continue
                 if r + k > n:
                     raise self._rows_error(launch)
-                w = w.to_numpy()
+                w = b.column("warp").to_numpy()
                 if (last is not None and w[0] < last) or (k > 1 and np.any(w[1:] < w[:-1])):
                     raise self._rows_error(launch)
-                # warp ids up to this chunk's last start in it (the ones before were set):
-                # the first row of each, as np.searchsorted(all rows' warps, id) gives it
+                # the warp ids from next_warp to this batch's last have their first row here:
+                # np.searchsorted on this batch's warps gives it, as on the whole launch's
                 hi = min(int(w[-1]), n_warps)
                 if hi >= next_warp:
                     ids = np.arange(next_warp, hi + 1, dtype=w.dtype)   # w.dtype: no cast of w
                     warp_off[next_warp:hi + 1] = r + np.searchsorted(w, ids)
                     next_warp = hi + 1
                 last = w[-1]
-                pc[r:r + k] = c_pc.to_numpy()
-                space[r:r + k] = c_space.to_numpy()
-                nreq[r:r + k] = c_nreq.to_numpy()
-                nthreads[r:r + k] = np.bitwise_count(c_mask.to_numpy())
+                pc[r:r + k] = b.column("pc").to_numpy()
+                space[r:r + k] = b.column("space").to_numpy()
+                nreq[r:r + k] = b.column("nreq").to_numpy()
+                nthreads[r:r + k] = np.bitwise_count(b.column("mask").to_numpy())
+                lst = b.column("lines")
                 off = lst.offsets.to_numpy()
                 seg = line_off[r:r + k]
                 seg[:] = off[:-1]
