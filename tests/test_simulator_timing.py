@@ -13,6 +13,7 @@ import pytest
 from pipeline_lib.ptx import Device
 from pipeline_lib.sim import dram_bandwidth_gbs, load_hardware
 from pipeline_lib.sim.simulator import Simulator
+from pipeline_lib.sim.sampling import SamplingPolicy
 from pipeline_lib.sim.trace_reader import TraceDir
 from pipeline_lib.trace.sink import ParquetTraceSink
 
@@ -235,6 +236,17 @@ def test_functional_warming_leaves_the_caches_a_full_run_leaves(tmp_path):
         assert len(_l2_lines(cold)[0]) < len(want[0])
 
 
+class _LastOnly(SamplingPolicy):
+    """Launches 0-2 skipped with functional warming, launch 3 simulated."""
+    functional_warming = True
+
+    def select_launch(self, launch):
+        return launch["launch"] == 3
+
+    def predict(self, launch, row):
+        return 0.0 if row is None else float(row["cycles"])
+
+
 def test_warming_only_the_last_skipped_launch_is_taken_when_exact_and_changes_no_output(tmp_path):
     """Four launches of a stream; launches 0-2 skipped with functional
     warming, 3 simulated.  Where the last skipped launch's reads cover every
@@ -242,17 +254,6 @@ def test_warming_only_the_last_skipped_launch_is_taken_when_exact_and_changes_no
     caches the whole replay leaves, so the earlier launches are not replayed;
     where they do not (64 KiB), every launch is.  Either way the outputs are
     those of replaying every skipped launch."""
-    from pipeline_lib.sim.sampling import SamplingPolicy
-
-    class LastOnly(SamplingPolicy):
-        functional_warming = True
-
-        def select_launch(self, launch):
-            return launch["launch"] == 3
-
-        def predict(self, launch, row):
-            return 0.0 if row is None else float(row["cycles"])
-
     hw = hardware(cores=2)
     for n4, probe_exact in ((1 << 16, True), (1 << 12, False)):
         def args(d, n4=n4):
@@ -265,12 +266,42 @@ def test_warming_only_the_last_skipped_launch_is_taken_when_exact_and_changes_no
             calls = []
             replay = sim._warm_launch
             sim._warm_launch = lambda launch, *a, **k: (calls.append(int(launch["launch"])), replay(launch, *a, **k))
-            res = sim.run(LastOnly())
+            res = sim.run(_LastOnly())
             runs.append((res.launches.to_dict("records"), _l2_lines(sim), calls))
         assert runs[0][0] == runs[1][0] and runs[0][1] == runs[1][1]
         assert runs[0][2] == [0, 1, 2]
         # the probe replays launch 2 first; exact: nothing else, else the whole run again
         assert runs[1][2] == ([2] if probe_exact else [2, 0, 1, 2])
+
+
+def test_points_of_a_batch_find_the_skipped_launches_stored_lines_once(tmp_path):
+    """Warming only the last skipped launch asks which lines the earlier
+    skipped launches store to (Simulator._stored_lines); they depend on the
+    trace alone, so a second simulation of the same opened trace (a sweep
+    batch's next point, another hardware) finds them kept and does not
+    decode those launches again, with the outputs of a freshly opened
+    trace."""
+    n4 = 1 << 16
+    tr = trace(tmp_path, [("stream", (8,), (512,), lambda d: [d.zeros(4 * n4, np.float32),
+                                                           d.zeros(8 * 512, np.float32), n4])] * 4, heap=1 << 23)
+    shared = TraceDir(tr.path)
+    decoded = []
+    read = shared.launch_trace
+    shared.launch_trace = lambda launch: (decoded.append(int(launch)), read(launch))[1]
+    for cores in (2, 3):
+        decoded.clear()
+        res = Simulator(hardware(cores=cores), shared).run(_LastOnly())
+        fresh = Simulator(hardware(cores=cores), TraceDir(tr.path)).run(_LastOnly())
+        assert res.launches.equals(fresh.launches)
+        if cores == 2:
+            assert sorted(k[1] for k in shared.derived if isinstance(k, tuple) and k[0] == "stored_lines") == [0, 1]
+            assert sorted(decoded) == [0, 1, 2, 3]
+        else:
+            assert sorted(decoded) == [2, 3]       # the probe's launch and the simulated one
+    # the kernel stores its 8 x 512 floats into one array: 128 consecutive lines, of the 8,320 it touches
+    stored = shared.derived[("stored_lines", 0)]
+    assert len(stored) == 8 * 512 * 4 // 128 and np.all(np.diff(stored) == 1)
+    assert len(np.unique(shared.launch_trace(0).lines >> 7)) == 8320
 
 
 def test_load_store_unit_takes_lines_per_cycle(tmp_path):

@@ -64,6 +64,9 @@ class TraceDir:
         self._rows = {int(r["launch"]): r for r in self.launches.to_dict("records")}
         caching = cache_limit_bytes > 0 and self.decoded_bytes() <= cache_limit_bytes
         self._cache: dict[int, LaunchTrace] | None = {} if caching else None
+        #: what its users derive from the trace alone (no hardware), kept for
+        #: the later simulations of this opened trace (a sweep batch's points)
+        self.derived: dict = {}
         self._blocks_by_launch: dict[int, pd.DataFrame] | None = None
         if md.num_rows != total:
             raise TraceError(f"{self.path / 'warp_trace.parquet'}: {md.num_rows} rows but launches.parquet counts "
