@@ -18,10 +18,14 @@ The jobs are those of a dry run with every output forced (``snakemake -n
 
 A batch of a sampled sweep (``sweeps.<name>.sampled``) for a workload whose
 TBPoint validation passed (its figures in the configuration's results
-directory) is projected as the full batch times that workload's host-time
-ratio of TBPoint's sampled run to its full simulation on TBPoint's hardware
-(their logs); its own earlier log counts only if that log shows a sampled
-run, and sampled runs' logs do not enter the full batches' rates.
+directory) is projected from the seconds per warp instruction and point of
+the same input's measured sampled batches (any sampled sweep, such as the
+paper inputs' corners of ``config/paper-sampled-subset.yaml``), else as the
+full batch times that workload's host-time ratio of TBPoint's sampled run
+to its full simulation on TBPoint's hardware (their logs); its own earlier
+log counts only if that log shows a sampled run, and sampled runs' logs do
+not enter the full batches' rates.  A second check line compares, for the
+measured sampled batches, that ratio's projection with their time.
 
 Warp instructions of a workload come from its trace (``launches.parquet``)
 in any of the results directories, matched on benchmark, size, seed and
@@ -108,20 +112,18 @@ def main() -> None:
         sorted(p for p in ROOT.glob("results*") if p.is_dir())
     if results not in measured:
         measured.insert(0, results)
-    from pipeline_lib.workloads.registry_info import check_params
-
     traces = {d: traced(d) for d in measured}
     by_spec = {key: n for t in traces.values() for _, key, n in t.values()}
 
     def instrs(spec: dict) -> int | None:
-        params = check_params(spec["benchmark"], spec["size"], spec.get("params") or {})
-        return by_spec.get((spec["benchmark"], spec["size"], int(spec["seed"]), json.dumps(params, sort_keys=True)))
+        return by_spec.get(_input_key(spec))
 
     wl_instrs = {w: instrs(s) for w, s in cfg["workloads"].items()}
     batch = {name: int(s.get("batch", 1)) for name, s in cfg.get("sweeps", {}).items()}
 
     # measured seconds per warp instruction, per (rule, benchmark), from every log found
     rate_jobs = defaultdict(list)
+    sampled_jobs = defaultdict(list)     # measured sampled batches, per input (benchmark, size, seed, params)
     const = defaultdict(list)
     for d in measured:
         for run_json in d.glob("simprof/profiles/*/run.json"):
@@ -132,6 +134,10 @@ def main() -> None:
                 continue
             rule = log.relative_to(d / "logs").parts[0].removesuffix(".log")
             if rule == "sweep_batch" and _sampled_log(log):
+                wl = _workload_of_log(log, d, rule)
+                trace = traces[d].get(wl)
+                if trace and trace[2]:
+                    sampled_jobs[trace[1]].append((s, trace[2] * _points_logged(log), d, wl, log))
                 continue
             const[rule].append(s)
             trace = traces[d].get(_workload_of_log(log, d, rule))
@@ -139,6 +145,7 @@ def main() -> None:
                 bench, _, n = trace
                 work = n * (_points_logged(log) if rule == "sweep_batch" else 1)
                 rate_jobs[rule, bench].append((s, work))
+    sampled_rate = {key: sum(s for s, *_ in js) / sum(w for _, w, *_ in js) for key, js in sampled_jobs.items()}
     rate = {}
     for (rule, bench), pairs in rate_jobs.items():
         rate[rule, bench] = sum(s for s, _ in pairs) / sum(w for _, w in pairs)
@@ -162,7 +169,10 @@ def main() -> None:
             work = wl_instrs[wl] * (batch.get(wc.get("sweep"), 1) if rule == "sweep_batch" else 1)
             bench = cfg["workloads"][wl]["benchmark"]
             r = rate.get((rule, bench)) or rate.get((rule, None))
-            if r:
+            measured_sampled = sampled_rate.get(_input_key(cfg["workloads"][wl])) if ratio is not None else None
+            if measured_sampled:
+                proj, how = measured_sampled * work, "rate"
+            elif r:
                 proj, how = r * work * (ratio if ratio is not None else 1.0), "rate"
         if proj is None and const.get(rule):
             proj, how = float(np.median(const[rule])), "median"
@@ -201,6 +211,18 @@ def main() -> None:
         print(f"\ncheck: {len(c)} measured jobs projected from the rates would total {c['projected'].sum() / 3600:.2f} "
               f"CPU-hours against {c['measured'].sum() / 3600:.2f} measured (x{ratio:.2f}); per rule: " +
               ", ".join(f"{r} x{g['projected'].sum() / g['measured'].sum():.2f}" for r, g in c.groupby("rule")))
+    # the measured sampled batches against the other projection, the full batch's rate times the validation's ratio
+    by_ratio, took = 0.0, 0.0
+    for key, js in sampled_jobs.items():
+        for s, work, d, wl, _ in js:
+            r_full = rate.get(("sweep_batch", key[0]))
+            ratio = _validation_ratio(cfg, d, wl) if wl in cfg["workloads"] else None
+            if r_full and ratio:
+                by_ratio += r_full * work * ratio
+                took += s
+    if took:
+        print(f"check: {sum(len(js) for js in sampled_jobs.values())} measured sampled batches, projected as the full "
+              f"batch times TBPoint's validation ratio instead: {by_ratio:.0f} s against {took:.0f} s (x{by_ratio / took:.2f})")
 
 
 def _sampled_log(log: Path) -> bool:
@@ -215,15 +237,31 @@ def _sampled_ratio(cfg: dict, results: Path, sweep: str | None, wl: str | None) 
     spec = cfg.get("sweeps", {}).get(sweep or "", {})
     if not spec.get("sampled") or not wl or not cfg["workloads"][wl]["suite"]:
         return None
-    hw = cfg["tbpoint"]["hardware"][0]
-    files = sampled_sweep_inputs(str(results), wl, hw)
+    files = sampled_sweep_inputs(str(results), wl, cfg["tbpoint"]["hardware"][0])
     full, samp = Path(files["validation_full"]), Path(files["validation_sampled"])
-    t_full = logged_seconds(Path(Paths(results).log("simulate", wl, hw)))
-    t_samp = logged_seconds(Path(Paths(results).log("tbpoint_sample", wl, hw)))
-    if not (full.is_file() and samp.is_file() and t_full and t_samp):
+    ratio = _validation_ratio(cfg, results, wl)
+    if not (full.is_file() and samp.is_file() and ratio):
         return None
     ok, _ = sampled_sweep_ok(json.loads(full.read_text()), json.loads(samp.read_text()), spec["sampled_max_error"])
-    return t_samp / t_full if ok else None
+    return ratio if ok else None
+
+
+def _validation_ratio(cfg: dict, results: Path, wl: str) -> float | None:
+    """TBPoint's sampled run's host seconds over the full simulation's, on
+    TBPoint's hardware, from their logs in ``results``; None without both."""
+    hw = cfg["tbpoint"]["hardware"][0]
+    t_full = logged_seconds(Path(Paths(results).log("simulate", wl, hw)))
+    t_samp = logged_seconds(Path(Paths(results).log("tbpoint_sample", wl, hw)))
+    return t_samp / t_full if t_full and t_samp else None
+
+
+def _input_key(spec: dict) -> tuple:
+    """A workload's input as :func:`traced` keys it: benchmark, size, seed
+    and its parameters with the registry's defaults filled in."""
+    from pipeline_lib.workloads.registry_info import check_params
+
+    params = check_params(spec["benchmark"], spec["size"], spec.get("params") or {})
+    return spec["benchmark"], spec["size"], int(spec["seed"]), json.dumps(params, sort_keys=True)
 
 
 def _profile_cpu_seconds(run_json: Path) -> float | None:
