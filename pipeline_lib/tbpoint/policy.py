@@ -13,7 +13,7 @@ from ..sim.sampling import SamplingPolicy
 from .clustering import closest_to_centre
 from .inter_launch import FEATURES
 from .launch_model import SMALL_LAUNCH_RULES, GroupSampler, MODEL_FEATURES, launch_groups
-from .warming import LAUNCH_RULES, WARMING_RULES, enough_launches, phase_spread, region_ipc
+from .warming import LAUNCH_RULES, enough_launches, phase_spread, region_ipc, warming_function
 
 NORMAL, WARMING = 0, 1
 
@@ -130,8 +130,7 @@ class TBPointPolicy(SamplingPolicy):
         self.ipc_tolerance = ipc_tolerance
         self.interval_tolerance = interval_tolerance
         self.warming_rule = warming_rule
-        if warming_rule not in WARMING_RULES:      # an unknown rule fails here, before simulating
-            region_ipc(warming_rule, [], ipc_tolerance)
+        warming_function(warming_rule)      # an unknown rule fails here, before simulating
         self._warming_tolerance = ipc_tolerance if warming_rule == "consecutive" else interval_tolerance
         self.functional_warming = functional_warming
         self.intra = regions is not None

@@ -49,7 +49,7 @@ from scipy import stats
 from ..pairwise import pairwise_sum
 
 __all__ = ["WARMING_RULES", "LAUNCH_RULES", "CONFIDENCE", "consecutive", "confidence", "phases", "phase_concentration",
-           "phase_spread", "mser_truncation", "region_ipc", "enough_launches"]
+           "phase_spread", "mser_truncation", "region_ipc", "warming_function", "enough_launches"]
 
 CONFIDENCE = 0.95
 
@@ -179,14 +179,20 @@ def _t_quantile(q: float, df: int) -> float:
 WARMING_RULES = {"consecutive": consecutive, "confidence": confidence, "phases": phases}
 
 
+def warming_function(rule: str):
+    """The function of warming rule ``rule``; a ValueError naming the
+    option for a rule :data:`WARMING_RULES` does not have."""
+    try:
+        return WARMING_RULES[rule]
+    except KeyError:
+        raise ValueError(f"tbpoint.warming_rule: {rule!r} is not one of {', '.join(WARMING_RULES)}") from None
+
+
 def region_ipc(rule: str, ipcs, tolerance: float, spreads=None, remaining: float | None = None) -> float | None:
     """The region's IPC under ``rule`` (a key of :data:`WARMING_RULES`), or
     None while it has to keep simulating.  ``phases`` also takes the units'
     phase ``spreads`` and the ``remaining`` units of the region."""
-    try:
-        fn = WARMING_RULES[rule]
-    except KeyError:
-        raise ValueError(f"tbpoint.warming_rule: {rule!r} is not one of {', '.join(WARMING_RULES)}") from None
+    fn = warming_function(rule)
     if fn is phases:
         if spreads is None or remaining is None:
             raise ValueError("tbpoint.warming_rule: phases needs the units' phase spreads and the units remaining")
