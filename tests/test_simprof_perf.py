@@ -63,6 +63,36 @@ def test_counters_follow_the_named_threads_of_another_process():
     assert switches["busy-idle"] >= 5                                 # it slept about 12 times
 
 
+# a thread that runs under its creator's name for longer than the sampler's grace, then names itself
+LATE = textwrap.dedent("""
+    import ctypes, threading, time
+    libc = ctypes.CDLL(None)
+    def work():
+        time.sleep(1.6)
+        libc.prctl(15, b"busy-late", 0, 0, 0)
+        end = time.monotonic() + 1.5
+        while time.monotonic() < end:
+            pass
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+""")
+
+
+def test_a_thread_named_after_the_grace_is_still_followed():
+    why = _software_events_allowed()
+    if why:
+        pytest.skip(f"this kernel refuses even software perf events: {why}")
+    child = subprocess.Popen([sys.executable, "-c", LATE])
+    with perf.ThreadCounterSampler(child.pid, perf.SOFTWARE_EVENTS, period_s=0.01, name="^busy-") as s:
+        child.wait(timeout=60)
+    assert s.NAME_GRACE_S < 1.6
+    t = s.table()
+    assert set(t["thread"]) == {"busy-late"}
+    # found within a recheck of its naming: most of its 1.5 s of spinning counted
+    assert t["task_clock_ns"].max() > 0.2e9
+
+
 def test_a_refused_event_names_the_thread_and_the_reason():
     with pytest.raises(perf.PerfError, match=r"tid 999999999"):
         perf.open_counter(999999999, perf.SOFTWARE_EVENTS["task_clock_ns"])
