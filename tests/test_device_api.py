@@ -58,3 +58,17 @@ def test_launch_with_dynamic_shared_memory():
     assert np.array_equal(out, np.concatenate([data[:64][::-1], data[64:][::-1]]))
     with pytest.raises(EmulationError, match="invalid launch configuration"):
         dev.launch(mod, "reverse_block", (1,), (2048,), [d_in, d_out], dynamic_shared=64)
+
+
+def test_global_memory_starts_on_a_host_page_and_keeps_data_as_it_grows():
+    """Device lines must map onto whole host cache lines (the emulator's
+    prefetch and vector loads assume it, docs/emulator.md); growing the
+    memory keeps its contents and the alignment."""
+    dev = Device(heap_bytes=1 << 12)
+    assert dev.mem.ctypes.data % 4096 == 0 and len(dev.mem) == 1 << 12
+    x = np.arange(300, dtype=np.int32)
+    d_x = dev.to_device(x)
+    d_big = dev.zeros(1 << 20, np.uint8)        # forces the memory to grow
+    assert len(dev.mem) >= 1 << 20 and dev.mem.ctypes.data % 4096 == 0
+    assert np.array_equal(dev.from_device(d_x, np.int32, 300), x)
+    assert not dev.from_device(d_big, np.uint8, 1 << 20).any()

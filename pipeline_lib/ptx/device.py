@@ -25,6 +25,8 @@ __all__ = ["Device", "EmulationError", "LoadedModule", "LaunchInfo", "TraceChunk
 
 ALIGN = 256
 GUARD = 256
+#: the alignment of the global memory's first byte in the host's memory (a page)
+HOST_PAGE = 4096
 DEFAULT_INSTR_LIMIT = 2_000_000_000
 
 
@@ -104,6 +106,18 @@ def _pack_args(dk: DecodedKernel, args) -> np.ndarray:
     return buf
 
 
+def _memory(cap: int) -> np.ndarray:
+    """A zeroed global memory of ``cap`` bytes that starts on a host page.
+    numpy's own allocation starts 16 bytes into a host cache line, so every
+    128-byte line of the device spanned three of the host's 64-byte lines:
+    the emulator's next-span prefetch (two host lines a line) missed the
+    third, and its vector loads of a warp's words split across host lines
+    (docs/emulator.md, Speed)."""
+    raw = np.zeros(cap + HOST_PAGE, np.uint8)
+    off = -raw.ctypes.data % HOST_PAGE
+    return raw[off:off + cap]
+
+
 def _shadow(cap: int) -> np.ndarray:
     """The allocation shadow of a global memory of ``cap`` bytes: one byte
     per byte (1: allocated), then one per 128-byte line (1: every byte of
@@ -129,7 +143,7 @@ class Device:
 
     def __init__(self, heap_bytes: int = 1 << 20, instr_limit: int = DEFAULT_INSTR_LIMIT,
                  sink=None, chunk_records: int = 4_000_000, progress: bool = False, lane_addresses: bool = False):
-        self.mem = np.zeros(heap_bytes, np.uint8)
+        self.mem = _memory(heap_bytes)
         self.shadow = _shadow(heap_bytes)
         self.top = GUARD
         self.instr_limit = int(instr_limit)
@@ -152,7 +166,7 @@ class Device:
             cap = len(self.mem)
             while cap < need:
                 cap *= 2
-            mem = np.zeros(cap, np.uint8)
+            mem = _memory(cap)
             mem[:len(self.mem)] = self.mem
             shadow = _shadow(cap)
             old = len(self.mem)
