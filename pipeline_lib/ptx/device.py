@@ -108,11 +108,12 @@ def _pack_args(dk: DecodedKernel, args) -> np.ndarray:
 
 def _memory(cap: int) -> np.ndarray:
     """A zeroed global memory of ``cap`` bytes that starts on a host page.
-    numpy's own allocation starts 16 bytes into a host cache line, so every
-    128-byte line of the device spanned three of the host's 64-byte lines:
-    the emulator's next-span prefetch (two host lines a line) missed the
-    third, and its vector loads of a warp's words split across host lines
-    (docs/emulator.md, Speed)."""
+    numpy's own allocation of a large array starts 16 bytes into a host
+    cache line (glibc's header), so every 128-byte line of the device
+    spanned three of the host's 64-byte lines: the emulator's next-span
+    prefetch (one per 64 bytes of the span) left the third unasked for, and
+    its vector loads of a warp's 32 words split across host lines
+    (docs/emulator.md, Speed).  Only host addresses change."""
     raw = np.zeros(cap + HOST_PAGE, np.uint8)
     off = -raw.ctypes.data % HOST_PAGE
     return raw[off:off + cap]
