@@ -14,7 +14,6 @@ aligned placement.  Only host addresses move: the outputs are the same
 """
 import argparse
 
-import numpy as np
 from emulator_speed import measure
 
 import pipeline_lib.ptx.device as device
@@ -23,13 +22,10 @@ from pipeline_lib.workloads import get
 OFFSETS = (0, 16, 32, 48)
 
 
-def placed(offset: int):
-    """A ``device._memory`` that starts the memory ``offset`` bytes past a host page."""
-    def memory(cap: int) -> np.ndarray:
-        raw = np.zeros(cap + 2 * device.HOST_PAGE, np.uint8)
-        start = -raw.ctypes.data % device.HOST_PAGE + offset
-        return raw[start:start + cap]
-    return memory
+def placed(offset: int, aligned=device._memory):
+    """A ``device._memory`` that starts the memory ``offset`` bytes past a
+    host page: the page-aligned memory of ``aligned``, ``offset`` bytes in."""
+    return lambda cap: aligned(cap + offset)[offset:offset + cap]
 
 
 def main():

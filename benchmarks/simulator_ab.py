@@ -67,10 +67,9 @@ def main():
         extract(args.rev, Path(tmp))
         (Path(tmp) / "config").symlink_to(ROOT / "config")   # one hardware schema for both
         sys.path.insert(0, tmp)
-        versions = {label: importlib.import_module(pkg + ".sim.simulator")
-                    for label, pkg in (("old", NAME), ("new", "pipeline_lib"))}
-        readers = {label: importlib.import_module(pkg + ".sim.trace_reader")
-                   for label, pkg in (("old", NAME), ("new", "pipeline_lib"))}
+        packages = {"old": NAME, "new": "pipeline_lib"}
+        versions = {label: importlib.import_module(pkg + ".sim.simulator") for label, pkg in packages.items()}
+        readers = {label: importlib.import_module(pkg + ".sim.trace_reader") for label, pkg in packages.items()}
         from pipeline_lib.sim import load_hardware
         from pipeline_lib.sim.trace_reader import TraceDir
         hw = load_hardware(args.hw)
