@@ -2,6 +2,7 @@
 SRS (docs/simprof.md, "What stratification can gain on these units").
 
     .venv/bin/python benchmarks/simprof_stratification_bound.py [--results results-emulated] [--points 20]
+        [--scale 1000]
 
 Reads each run's ``simprof/phases/<run>/units.parquet`` (the workflow's
 ``simprof_phases`` output; the measure the phases were formed against) and,
@@ -47,6 +48,18 @@ error times sqrt(2 / pi) when it is near normal, so the ratios of errors
 follow), beside the ratio of the sampling study's measured mean errors
 (``simprof/sampling/<run>/errors.parquet``) when it is there; then the
 smallest k at which the oracle reaches ``--target`` (the issue's 4x).
+
+``--scale S`` computes every design's standard error as if each unit
+stood for S alike (N_h times S, the same sigma_h): the same phases in a
+population so large that the sample is a small share of it, as the seed's
+thousands of units per thread were.  The sample of 20 is a large share of
+these runs' 28 to 135 units per thread, and where it takes most of a
+population, the finite population correction and small phases sampled
+whole shrink a stratified design's standard error far more than SRS's
+(the measured column is the sampling study's, at the real size).  The
+best-k and CODE columns are left out there: their many strata hold one or
+two units each, whose sigma_h (zero for one unit) says nothing of a large
+population's.
 """
 import argparse
 import json
@@ -61,11 +74,14 @@ from pipeline_lib.simprof.sampling import optimal_allocation, phase_stds, strata
 from pipeline_lib.simprof.units import form_units, series_of
 
 
-def standard_error(values, labels, n: int) -> float:
+def standard_error(values, labels, n: int, scale: int = 1) -> float:
     """Standard error of the stratified mean of ``n`` units with eq. 33's
-    allocation, the profiled sigma_h standing in for s_h."""
+    allocation, the profiled sigma_h standing in for s_h; with ``scale``,
+    of a population in which each unit stands for that many alike
+    (``--scale``)."""
     phases, sizes = strata(labels)
     stds = phase_stds(values, labels, phases)
+    sizes = sizes * scale
     return stratified_se(sizes, optimal_allocation(sizes, stds, n), stds)
 
 
@@ -140,7 +156,11 @@ def main():
     ap.add_argument("--points", type=int, default=20, help="sample size of every method (the seed's 20)")
     ap.add_argument("--target", type=float, default=4.0, help="SRS / stratified error ratio asked for")
     ap.add_argument("--max-k", type=int, default=20, help="largest oracle k tried (the seed's k_max)")
+    ap.add_argument("--scale", type=int, default=1,
+                    help="each unit stands for this many alike (a population as large as the seed's)")
     args = ap.parse_args()
+    if args.scale < 1:
+        raise SystemExit(f"--scale {args.scale}: must be at least 1")
     root = Path(args.results) / "simprof"
     paths = sorted((root / "phases").glob("*/units.parquet"))
     if not paths:
@@ -160,21 +180,24 @@ def main():
             y = u[args.measure].to_numpy(np.float64)[idx]
             labels = u["phase"].to_numpy()[idx]
             k = len(np.unique(labels))
-            srs = standard_error(y, np.zeros(len(y), np.int64), args.points)
-            mine = srs / standard_error(y, labels, args.points)
+            S = args.scale
+            srs = standard_error(y, np.zeros(len(y), np.int64), args.points, S)
+            mine = srs / standard_error(y, labels, args.points, S)
             best, best_k = np.nan, "-"
-            if by_k is not None:
-                any_k = {kk: srs / standard_error(y, lab[idx], args.points) for kk, lab in by_k.items()}
+            if by_k is not None and S == 1:
+                any_k = {kk: srs / standard_error(y, lab[idx], args.points, S) for kk, lab in by_k.items()}
                 best_k = max(any_k, key=lambda kk: (any_k[kk], -kk))
                 best = any_k[best_k]
             code = u["code_phase"].to_numpy()[idx]
             phases, sizes = strata(code)
-            code_se = stratified_se(sizes, np.ones_like(sizes), phase_stds(y, code, phases))
+            code_se = stratified_se(sizes * S, np.ones_like(sizes), phase_stds(y, code, phases))
             code_ratio = srs / code_se if code_se > 0 else np.inf
+            if S > 1:      # strata of one or two units have no usable sigma_h to carry to a large population
+                code_ratio = np.nan
             # fine strata on a covariate the measure follows linearly leave 1 - R^2 of its variance
             mix_ratio = np.nan if mix is None else 1.0 / np.sqrt(max(1.0 - explained(y, mix[idx]), 1e-12))
             # the oracle's ratio at every k tried, each cut once
-            ratios = {kk: srs / standard_error(y, oracle_labels(y, kk), args.points)
+            ratios = {kk: srs / standard_error(y, oracle_labels(y, kk), args.points, S)
                       for kk in range(1, max(k, min(args.max_k, args.points)) + 1)}
             oracle = ratios[k]
             reach = next((kk for kk in range(1, min(args.max_k, args.points) + 1) if ratios[kk] >= args.target), None)
@@ -183,13 +206,23 @@ def main():
                 e = err[err["thread"] == tid].groupby("method")["error"].mean()
                 measured = e["SRS"] / e["SimProf"]
             rows.append((mine, best, code_ratio, mix_ratio, oracle))
+            best_col = "-" if np.isnan(best) else f"{best:.2f}x k={best_k}"
             print(f"{run:<16}{tid:>7}{len(y):>7}{k:>4}  {mine:>10.2f}x  {measured:>7.2f}x  "
-                  f"{best:>6.2f}x k={best_k!s:<3}  {code_ratio:>7.2f}x  {mix_ratio:>5.2f}x  {oracle:>12.2f}x  "
+                  f"{best_col:>12}  {_x(code_ratio):>8}  {_x(mix_ratio):>6}  {oracle:>12.2f}x  "
                   f"{reach if reach else '> ' + str(min(args.max_k, args.points)):>16}")
     mine, best, code, mix, oracle = np.array(rows).T
-    print(f"mean over {len(rows)} populations: SRS/SimProf {mine.mean():.2f}x, at its best k {np.nanmean(best):.2f}x, "
-          f"SRS/CODE's strata {code.mean():.2f}x, instruction mix (linear) {np.nanmean(mix):.2f}x, "
-          f"SRS/oracle at SimProf's k {oracle.mean():.2f}x")
+    at = f" (each unit standing for {args.scale})" if args.scale > 1 else ""
+    parts = [f"SRS/SimProf {mine.mean():.2f}x"]
+    if args.scale == 1:
+        parts += [f"at its best k {np.nanmean(best):.2f}x", f"SRS/CODE's strata {code.mean():.2f}x"]
+    if not np.isnan(mix).all():
+        parts.append(f"instruction mix (linear) {np.nanmean(mix):.2f}x")
+    parts.append(f"SRS/oracle at SimProf's k {oracle.mean():.2f}x")
+    print(f"mean over {len(rows)} populations{at}: " + ", ".join(parts))
+
+
+def _x(ratio) -> str:
+    return "-" if np.isnan(ratio) else f"{ratio:.2f}x"
 
 
 if __name__ == "__main__":

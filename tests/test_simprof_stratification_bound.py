@@ -48,3 +48,21 @@ def test_the_mix_column_reads_the_share_a_linear_fit_explains():
     assert bound.explained(y, x) == pytest.approx(0.5, abs=0.02)
     assert bound.explained(3.0 * x[:, 1] - 2.0, x) == pytest.approx(1.0)
     assert bound.explained(rng.standard_normal(20000), x) < 0.01
+
+
+def test_scale_takes_the_finite_population_correction_out_but_keeps_the_phases():
+    rng = np.random.default_rng(2)
+    y = np.concatenate([1.0 + 0.05 * rng.standard_normal(18), 1.6 + 0.05 * rng.standard_normal(10)])
+    srs = y.std() / np.sqrt(20)
+    # 20 of 28 units: SRS's standard error carries sqrt(1 - 20/28); at a large population it does not
+    assert bound.standard_error(y, np.zeros(28, np.int64), 20) == pytest.approx(srs * np.sqrt(1 - 20 / 28))
+    assert bound.standard_error(y, np.zeros(28, np.int64), 20, 1000) == pytest.approx(srs, rel=1e-3)
+    # two phases: eq. 33 gives the second phase most of its ten units, so at this size the stratified
+    # standard error is far smaller than where 20 points are a small share of the same phases
+    labels = np.repeat([0, 1], [18, 10])
+    small, large = bound.standard_error(y, labels, 20), bound.standard_error(y, labels, 20, 1000)
+    assert small < 0.7 * large
+    s_h = np.array([y[:18].std(), y[18:].std()])
+    w = np.array([18, 10]) / 28
+    n_h = bound.optimal_allocation(np.array([18000, 10000]), s_h, 20)
+    assert large == pytest.approx(np.sqrt((w ** 2 * s_h ** 2 / n_h).sum()), rel=1e-3)
