@@ -48,6 +48,9 @@ error times sqrt(2 / pi) when it is near normal, so the ratios of errors
 follow), beside the ratio of the sampling study's measured mean errors
 (``simprof/sampling/<run>/errors.parquet``) when it is there; then the
 smallest k at which the oracle reaches ``--target`` (the issue's 4x).
+A run that profiles the same job and input as an earlier one (a control
+set's second profile) is printed but left out of the means, as the
+workflow's summary leaves it out of its averages.
 
 ``--scale S`` computes every design's standard error as if each unit
 stood for S alike (N_h times S, the same sigma_h): the same phases in a
@@ -69,7 +72,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline_lib.simprof.phases import kmeans_fits
-from pipeline_lib.simprof.run import populations, read_profile, units_and_frequencies
+from pipeline_lib.simprof.run import populations, read_profile, repeats, units_and_frequencies
 from pipeline_lib.simprof.sampling import optimal_allocation, phase_stds, strata, stratified_se
 from pipeline_lib.simprof.units import form_units, series_of
 
@@ -149,6 +152,10 @@ def oracle_labels(values, k: int) -> np.ndarray:
     return labels
 
 
+def _x(ratio) -> str:
+    return "-" if np.isnan(ratio) else f"{ratio:.2f}x"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default="results-emulated", help="results directory of the runs")
@@ -165,8 +172,12 @@ def main():
     paths = sorted((root / "phases").glob("*/units.parquet"))
     if not paths:
         raise SystemExit(f"{root / 'phases'}: no units.parquet (run the workflow's simprof_phases first)")
-    print(f"{'run':<16}{'thread':>7}{'units':>7}{'k':>4}  {'SRS/SimProf':>11}  {'measured':>8}  "
+    print(f"{'run':<22}{'thread':>7}{'units':>7}{'k':>4}  {'SRS/SimProf':>11}  {'measured':>8}  "
           f"{'best k':>12}  {'SRS/CODE':>8}  {'mix':>6}  {'SRS/oracle(k)':>13}  {'oracle k for ' + format(args.target, 'g') + 'x':>16}")
+    # a second profile of a run (a control set's) is shown but left out of the means, as in the summary
+    info = [json.loads(f.read_text()) for f in (root / "profiles" / p.parent.name / "run.json" for p in paths)
+            if f.exists()]
+    repeat = repeats(info)
     rows = []
     for path in paths:
         run = path.parent.name
@@ -183,17 +194,18 @@ def main():
             S = args.scale
             srs = standard_error(y, np.zeros(len(y), np.int64), args.points, S)
             mine = srs / standard_error(y, labels, args.points, S)
-            best, best_k = np.nan, "-"
+            # best k and CODE's strata only at the real size: their strata of one or two units have no
+            # usable sigma_h to carry to a large population (module docstring)
+            best, best_k, code_ratio = np.nan, "-", np.nan
             if by_k is not None and S == 1:
-                any_k = {kk: srs / standard_error(y, lab[idx], args.points, S) for kk, lab in by_k.items()}
+                any_k = {kk: srs / standard_error(y, lab[idx], args.points) for kk, lab in by_k.items()}
                 best_k = max(any_k, key=lambda kk: (any_k[kk], -kk))
                 best = any_k[best_k]
-            code = u["code_phase"].to_numpy()[idx]
-            phases, sizes = strata(code)
-            code_se = stratified_se(sizes * S, np.ones_like(sizes), phase_stds(y, code, phases))
-            code_ratio = srs / code_se if code_se > 0 else np.inf
-            if S > 1:      # strata of one or two units have no usable sigma_h to carry to a large population
-                code_ratio = np.nan
+            if S == 1:
+                code = u["code_phase"].to_numpy()[idx]
+                phases, sizes = strata(code)
+                code_se = stratified_se(sizes, np.ones_like(sizes), phase_stds(y, code, phases))
+                code_ratio = srs / code_se if code_se > 0 else np.inf
             # fine strata on a covariate the measure follows linearly leave 1 - R^2 of its variance
             mix_ratio = np.nan if mix is None else 1.0 / np.sqrt(max(1.0 - explained(y, mix[idx]), 1e-12))
             # the oracle's ratio at every k tried, each cut once
@@ -205,13 +217,17 @@ def main():
             if err is not None:
                 e = err[err["thread"] == tid].groupby("method")["error"].mean()
                 measured = e["SRS"] / e["SimProf"]
-            rows.append((mine, best, code_ratio, mix_ratio, oracle))
+            if run not in repeat:
+                rows.append((mine, best, code_ratio, mix_ratio, oracle))
             best_col = "-" if np.isnan(best) else f"{best:.2f}x k={best_k}"
-            print(f"{run:<16}{tid:>7}{len(y):>7}{k:>4}  {mine:>10.2f}x  {measured:>7.2f}x  "
+            name = f"{run} (repeat)" if run in repeat else run
+            print(f"{name:<22}{tid:>7}{len(y):>7}{k:>4}  {mine:>10.2f}x  {measured:>7.2f}x  "
                   f"{best_col:>12}  {_x(code_ratio):>8}  {_x(mix_ratio):>6}  {oracle:>12.2f}x  "
                   f"{reach if reach else '> ' + str(min(args.max_k, args.points)):>16}")
     mine, best, code, mix, oracle = np.array(rows).T
     at = f" (each unit standing for {args.scale})" if args.scale > 1 else ""
+    if repeat:
+        at += f", repeats left out ({', '.join(sorted(repeat))})"
     parts = [f"SRS/SimProf {mine.mean():.2f}x"]
     if args.scale == 1:
         parts += [f"at its best k {np.nanmean(best):.2f}x", f"SRS/CODE's strata {code.mean():.2f}x"]
@@ -219,10 +235,6 @@ def main():
         parts.append(f"instruction mix (linear) {np.nanmean(mix):.2f}x")
     parts.append(f"SRS/oracle at SimProf's k {oracle.mean():.2f}x")
     print(f"mean over {len(rows)} populations{at}: " + ", ".join(parts))
-
-
-def _x(ratio) -> str:
-    return "-" if np.isnan(ratio) else f"{ratio:.2f}x"
 
 
 if __name__ == "__main__":
