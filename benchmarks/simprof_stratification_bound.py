@@ -105,7 +105,8 @@ def from_profile(phases_dir: Path, profiles_dir: Path, k_max: int):
     mode, size = model["counter_mode"], model["unit_size"]
     tables = read_profile(profiles_dir, mode)
     _, F, _ = units_and_frequencies(tables, mode, size, model["methods"], model["frame_types"])
-    by_k = {k: labels for k, (labels, _) in kmeans_fits(F.toarray(), k_max, model["seed"]).items()}
+    by_k = ({k: labels for k, (labels, _) in kmeans_fits(F.toarray(), k_max, model["seed"]).items()}
+            if k_max > 0 else {})
     if mode != "emulated":
         return by_k, None
     # the same units, with the mix's counts per instruction in place of the mode's measures
@@ -178,6 +179,7 @@ def main():
     info = [json.loads(f.read_text()) for f in (root / "profiles" / p.parent.name / "run.json" for p in paths)
             if f.exists()]
     repeat = repeats(info)
+    S = args.scale
     rows = []
     for path in paths:
         run = path.parent.name
@@ -186,22 +188,21 @@ def main():
             raise SystemExit(f"{path}: no column {args.measure!r} (columns: {', '.join(u.columns)})")
         errors = root / "sampling" / run / "errors.parquet"
         err = pd.read_parquet(errors) if errors.exists() else None
-        by_k, mix = from_profile(path.parent, root / "profiles" / run, args.max_k)
+        by_k, mix = from_profile(path.parent, root / "profiles" / run, args.max_k if S == 1 else 0)
         for tid, idx in populations(u, args.points):
             y = u[args.measure].to_numpy(np.float64)[idx]
             labels = u["phase"].to_numpy()[idx]
             k = len(np.unique(labels))
-            S = args.scale
             srs = standard_error(y, np.zeros(len(y), np.int64), args.points, S)
             mine = srs / standard_error(y, labels, args.points, S)
             # best k and CODE's strata only at the real size: their strata of one or two units have no
             # usable sigma_h to carry to a large population (module docstring)
             best, best_k, code_ratio = np.nan, "-", np.nan
-            if by_k is not None and S == 1:
-                any_k = {kk: srs / standard_error(y, lab[idx], args.points) for kk, lab in by_k.items()}
-                best_k = max(any_k, key=lambda kk: (any_k[kk], -kk))
-                best = any_k[best_k]
             if S == 1:
+                if by_k is not None:
+                    any_k = {kk: srs / standard_error(y, lab[idx], args.points) for kk, lab in by_k.items()}
+                    best_k = max(any_k, key=lambda kk: (any_k[kk], -kk))
+                    best = any_k[best_k]
                 code = u["code_phase"].to_numpy()[idx]
                 phases, sizes = strata(code)
                 code_se = stratified_se(sizes, np.ones_like(sizes), phase_stds(y, code, phases))
@@ -225,11 +226,11 @@ def main():
                   f"{best_col:>12}  {_x(code_ratio):>8}  {_x(mix_ratio):>6}  {oracle:>12.2f}x  "
                   f"{reach if reach else '> ' + str(min(args.max_k, args.points)):>16}")
     mine, best, code, mix, oracle = np.array(rows).T
-    at = f" (each unit standing for {args.scale})" if args.scale > 1 else ""
+    at = f" (each unit standing for {S})" if S > 1 else ""
     if repeat:
         at += f", repeats left out ({', '.join(sorted(repeat))})"
     parts = [f"SRS/SimProf {mine.mean():.2f}x"]
-    if args.scale == 1:
+    if S == 1:
         parts += [f"at its best k {np.nanmean(best):.2f}x", f"SRS/CODE's strata {code.mean():.2f}x"]
     if not np.isnan(mix).all():
         parts.append(f"instruction mix (linear) {np.nanmean(mix):.2f}x")
