@@ -110,6 +110,22 @@ def test_extended_suite_overlay_adds_every_non_table6_benchmark_to_the_suite():
         {n: w for n, w in default["workloads"].items() if n not in added}
 
 
+def test_topology_overlay_pairs_each_frontier_graph_with_its_topology_form():
+    """config/graphs-topology.yaml adds bfs's topology-driven form on the
+    default suite's own graphs (same seed and graph parameters), to the
+    suite, in its own results directory; the rest of the study is unchanged."""
+    default = load(ROOT / "config" / "study.yaml")
+    cfg = _merged("study.yaml", "graphs-topology.yaml")
+    assert cfg["results_dir"] != default["results_dir"]
+    added = set(cfg["workloads"]) - set(default["workloads"])
+    assert added == {"bfs-rmat-topo", "bfs-road-topo"}
+    for name in added:
+        topo, frontier = cfg["workloads"][name], default["workloads"][name.removesuffix("-topo")]
+        assert topo["params"].pop("variant") == "topology" and topo["suite"]
+        assert topo == frontier
+    assert {n: w for n, w in cfg["workloads"].items() if n not in added} == default["workloads"]
+
+
 @pytest.mark.parametrize("cfg,field", [
     ({"workloads": {"a": {"benchmark": "bfs", "size": "huge"}}}, "workloads.a.size"),
     ({"workloads": {"a": {"benchmark": "nope"}}}, "workloads.a.benchmark"),

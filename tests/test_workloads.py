@@ -106,3 +106,33 @@ def test_the_documented_parameter_table_is_the_drivers_declarations():
     doc = (Path(__file__).resolve().parents[1] / "docs" / "workloads.md").read_text()
     section = doc.split("<!-- parameter table: begin -->\n")[1].split("<!-- parameter table: end -->")[0]
     assert section == parameter_table()
+
+
+@pytest.mark.parametrize("graph", ["rmat", "road"])
+def test_topology_bfs_launches_one_grid_over_every_vertex(graph):
+    """The topology-driven form launches the same grid, a thread per vertex,
+    once per level and once more (the launch that labels nothing), and
+    labels the vertices as the frontier form does; the frontier form's grids
+    follow the frontier's size."""
+    class Recording(Device):
+        def launch(self, mod, kernel, grid, block, args, dynamic_shared=0):
+            grids.append((kernel, tuple(grid)))
+            return super().launch(mod, kernel, grid, block, args, dynamic_shared)
+
+    levels = {}
+    for variant in ("frontier", "topology"):
+        grids = []
+        w = get("bfs", "small", graph=graph, variant=variant)
+        inp = w.make_inputs(np.random.default_rng(w.seed))
+        dev = Recording()
+        out = w.run(dev, dev.load_module(WORKLOAD_DIR / w.ptx), inp)
+        w.check(out, w.reference(inp, out))
+        levels[variant] = (out["level"], grids)
+    level, grids = levels["topology"]
+    assert len(grids) == level.max() + 1
+    assert set(grids) == {("bfs_topology", (-(-len(level) // 128),))}
+    assert np.array_equal(level, levels["frontier"][0])
+    frontier_grids = levels["frontier"][1]
+    assert len(frontier_grids) == len(grids)
+    if graph == "rmat":    # the road grid's frontiers all fit one block at this size
+        assert len(set(frontier_grids)) > 1

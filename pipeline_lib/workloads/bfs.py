@@ -1,8 +1,11 @@
-"""BFS: frontier-based breadth-first search, one launch per level (lonestar-like)."""
+"""BFS: breadth-first search, one launch per level, over the level's frontier
+(data-driven) or over every vertex (topology-driven, as LonestarGPU's BFS:
+seed Table 6's graph benchmarks run 259 blocks in every launch)."""
 import numpy as np
 
 from .base import Workload, assert_equal, grid_for, register
 from .inputs import graph_params, make_graph
+from .params import Param
 
 BLOCK = 128
 
@@ -11,13 +14,17 @@ BLOCK = 128
 class BFS(Workload):
     name = "bfs"
     ptx = "bfs.ptx"
-    description = "frontier BFS, one launch per level, atomicCAS claims"
+    description = "BFS, one launch per level: frontier (atomicCAS claims) or every vertex"
     kind = "irregular"
-    param_specs = graph_params(weighted=False)
+    param_specs = {
+        "variant": Param(str, "launch grid: the level's frontier, or every vertex (topology-driven)",
+                         choices=("frontier", "topology")),
+        **graph_params(weighted=False),
+    }
     sizes = {
-        "small": {"graph": "rmat", "scale": 10, "edge_factor": 8, "rows": 24, "cols": 24},
-        "medium": {"graph": "rmat", "scale": 16, "edge_factor": 8, "rows": 128, "cols": 128},
-        "paper": {"graph": "rmat", "scale": 20, "edge_factor": 8, "rows": 640, "cols": 640},
+        "small": {"variant": "frontier", "graph": "rmat", "scale": 10, "edge_factor": 8, "rows": 24, "cols": 24},
+        "medium": {"variant": "frontier", "graph": "rmat", "scale": 16, "edge_factor": 8, "rows": 128, "cols": 128},
+        "paper": {"variant": "frontier", "graph": "rmat", "scale": 20, "edge_factor": 8, "rows": 640, "cols": 640},
     }
 
     def make_inputs(self, rng):
@@ -33,6 +40,9 @@ class BFS(Workload):
         level[g["source"]] = 0
         d_row, d_col = dev.to_device(g["row_ptr"]), dev.to_device(g["col_idx"])
         d_level = dev.to_device(level)
+        if self.params["variant"] == "topology":
+            self._run_topology(dev, mod, d_row, d_col, d_level, n)
+            return {"level": dev.from_device(d_level, np.int32, n)}
         fronts = [dev.to_device(np.array([g["source"]] + [0] * (n - 1), np.int32)), dev.zeros(n, np.int32)]
         d_size = dev.zeros(1, np.int32)
         size, depth = 1, 0
@@ -44,6 +54,19 @@ class BFS(Workload):
             fronts.reverse()
             depth += 1
         return {"level": dev.from_device(d_level, np.int32, n)}
+
+    @staticmethod
+    def _run_topology(dev, mod, d_row, d_col, d_level, n):
+        """One launch over every vertex per level, until a launch labels no
+        vertex (that last launch included, as the host cannot know before)."""
+        d_changed = dev.zeros(1, np.int32)
+        depth, changed = 0, 1
+        while changed:
+            dev.copy_to(d_changed, np.zeros(1, np.int32))
+            dev.launch(mod, "bfs_topology", (grid_for(n, BLOCK),), (BLOCK,),
+                       [d_row, d_col, n, d_level, d_changed, depth])
+            changed = int(dev.from_device(d_changed, np.int32, 1)[0])
+            depth += 1
 
     def reference(self, g, out=None):
         from scipy.sparse import csr_matrix  # scipy is loaded only when a reference is computed
