@@ -21,6 +21,11 @@ add up to it:
   rule never left), and the difference between the first simulated launch
   and the cluster's cheapest.
 
+Beside them it prints ``floor, 1 unit``: the floor with one unit of
+warming per region in place of the seed's two, the least that a warming
+rule stopping on a region's first unit could reach (no rule that compares
+units can: it needs two).
+
 ``--small-launches`` must be the validation's ``tbpoint.small_launches``
 (the groups it forms change the floor and the parts; the script stops if
 the parts do not add up to the sample size or the floor is not the one in
@@ -47,12 +52,17 @@ ROOT = Path(__file__).resolve().parents[1]
 def budget(trace: TraceDir, sampled: pd.DataFrame, inter: pd.DataFrame, regions: pd.DataFrame, hw: dict,
            small_launches: str = "model") -> dict:
     """The three parts of one workload's sample size (shares of its warp
-    instructions): floor, launches, warming."""
+    instructions): floor, launches, warming; and ``floor_1``, the floor with
+    one unit of warming per region."""
     total = float(sampled["total_warp_instrs"].sum())
-    cost = launch_costs(trace.launches, trace.blocks_by_launch(), regions, hw)
+    blocks = trace.blocks_by_launch()
+    cost = launch_costs(trace.launches, blocks, regions, hw)
     modelled = TBPointPolicy(inter, regions, small_launches=small_launches,
                              launches=trace.launches).modelled_groups()
     cheapest, pilots = cluster_floors(cost, inter, modelled)
+    cost_1 = launch_costs(trace.launches, blocks, regions, hw, warming_units=1)
+    cheapest_1, _ = cluster_floors(cost_1, inter, modelled)
+    floor_1 = sum(cheapest_1.values()) + sum(cost_1[lid] for lid in pilots)
     pilot_set = set(pilots)
     cluster = dict(zip(inter["launch"].astype(int), inter["cluster"].astype(int)))
     first = set()
@@ -69,7 +79,8 @@ def budget(trace: TraceDir, sampled: pd.DataFrame, inter: pd.DataFrame, regions:
             first.add(cluster[lid])
             warming += n - cheapest[cluster[lid]]
     floor = sum(cheapest.values()) + sum(cost[lid] for lid in pilots)
-    return {"floor": floor / total, "launches": launches / total, "warming": warming / total}
+    return {"floor": floor / total, "launches": launches / total, "warming": warming / total,
+            "floor_1": floor_1 / total}
 
 
 def gmean(values) -> float:
@@ -109,13 +120,15 @@ def main():
     if not rows:
         raise SystemExit(f"no TBPoint validation under {a.results / 'tbpoint'} for {a.hw}")
     t = pd.DataFrame(rows)
-    print(f"{'workload':14s} {'sample %':>9s} {'floor %':>8s} {'launches %':>11s} {'warming %':>10s}   ({a.hw})")
+    print(f"{'workload':14s} {'sample %':>9s} {'floor %':>8s} {'launches %':>11s} {'warming %':>10s} "
+          f"{'floor, 1 unit %':>16s}   ({a.hw})")
     for r in t.itertuples():
         print(f"{r.workload:14s} {100 * r.sample:9.2f} {100 * r.floor:8.2f} {100 * r.launches:11.2f} "
-              f"{100 * r.warming:10.2f}")
+              f"{100 * r.warming:10.2f} {100 * r.floor_1:16.2f}")
     print(f"geometric means: sample {100 * gmean(t['sample']):.2f}%, floor {100 * gmean(t['floor']):.2f}%, "
           f"without the extra launches {100 * gmean(t['sample'] - t['launches']):.2f}%, "
-          f"without the extra warming {100 * gmean(t['sample'] - t['warming']):.2f}%")
+          f"without the extra warming {100 * gmean(t['sample'] - t['warming']):.2f}%, "
+          f"floor with one unit of warming {100 * gmean(t['floor_1']):.2f}%")
 
 
 if __name__ == "__main__":
