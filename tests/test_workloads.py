@@ -111,9 +111,9 @@ def test_the_documented_parameter_table_is_the_drivers_declarations():
 @pytest.mark.parametrize("graph", ["rmat", "road"])
 def test_topology_bfs_launches_one_grid_over_every_vertex(graph):
     """The topology-driven form launches the same grid, a thread per vertex,
-    once per level and once more (the launch that labels nothing), and
-    labels the vertices as the frontier form does; the frontier form's grids
-    follow the frontier's size."""
+    once per level (the last level's launch labels nothing), and labels the
+    vertices as the frontier form does, which launches as often with grids
+    that follow the frontier's size."""
     class Recording(Device):
         def launch(self, mod, kernel, grid, block, args, dynamic_shared=0):
             grids.append((kernel, tuple(grid)))

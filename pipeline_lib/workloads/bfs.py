@@ -58,7 +58,7 @@ class BFS(Workload):
     @staticmethod
     def _run_topology(dev, mod, d_row, d_col, d_level, n):
         """One launch over every vertex per level, until a launch labels no
-        vertex (that last launch included, as the host cannot know before)."""
+        vertex: the last level's, which the host cannot know to be the last."""
         d_changed = dev.zeros(1, np.int32)
         depth, changed = 0, 1
         while changed:
