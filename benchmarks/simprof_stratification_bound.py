@@ -180,6 +180,7 @@ def main():
             if f.exists()]
     repeat = repeats(info)
     S = args.scale
+    real_size = S == 1
     rows = []
     for path in paths:
         run = path.parent.name
@@ -188,7 +189,7 @@ def main():
             raise SystemExit(f"{path}: no column {args.measure!r} (columns: {', '.join(u.columns)})")
         errors = root / "sampling" / run / "errors.parquet"
         err = pd.read_parquet(errors) if errors.exists() else None
-        by_k, mix = from_profile(path.parent, root / "profiles" / run, args.max_k if S == 1 else 0)
+        by_k, mix = from_profile(path.parent, root / "profiles" / run, args.max_k if real_size else 0)
         for tid, idx in populations(u, args.points):
             y = u[args.measure].to_numpy(np.float64)[idx]
             labels = u["phase"].to_numpy()[idx]
@@ -198,7 +199,7 @@ def main():
             # best k and CODE's strata only at the real size: their strata of one or two units have no
             # usable sigma_h to carry to a large population (module docstring)
             best, best_k, code_ratio = np.nan, "-", np.nan
-            if S == 1:
+            if real_size:
                 if by_k is not None:
                     any_k = {kk: srs / standard_error(y, lab[idx], args.points) for kk, lab in by_k.items()}
                     best_k = max(any_k, key=lambda kk: (any_k[kk], -kk))
@@ -226,11 +227,11 @@ def main():
                   f"{best_col:>12}  {_x(code_ratio):>8}  {_x(mix_ratio):>6}  {oracle:>12.2f}x  "
                   f"{reach if reach else '> ' + str(min(args.max_k, args.points)):>16}")
     mine, best, code, mix, oracle = np.array(rows).T
-    at = f" (each unit standing for {S})" if S > 1 else ""
+    at = "" if real_size else f" (each unit standing for {S})"
     if repeat:
         at += f", repeats left out ({', '.join(sorted(repeat))})"
     parts = [f"SRS/SimProf {mine.mean():.2f}x"]
-    if S == 1:
+    if real_size:
         parts += [f"at its best k {np.nanmean(best):.2f}x", f"SRS/CODE's strata {code.mean():.2f}x"]
     if not np.isnan(mix).all():
         parts.append(f"instruction mix (linear) {np.nanmean(mix):.2f}x")

@@ -42,7 +42,7 @@ import pandas as pd
 
 from pipeline_lib.sim.hardware import load_hardware
 from pipeline_lib.sim.trace_reader import TraceDir
-from pipeline_lib.tbpoint.floor import cluster_floors, launch_costs
+from pipeline_lib.tbpoint.floor import cluster_floors, launch_costs, sample_floor
 from pipeline_lib.tbpoint.policy import TBPointPolicy
 from pipeline_lib.workflow import Paths
 
@@ -60,9 +60,7 @@ def budget(trace: TraceDir, sampled: pd.DataFrame, inter: pd.DataFrame, regions:
     modelled = TBPointPolicy(inter, regions, small_launches=small_launches,
                              launches=trace.launches).modelled_groups()
     cheapest, pilots = cluster_floors(cost, inter, modelled)
-    cost_1 = launch_costs(trace.launches, blocks, regions, hw, warming_units=1)
-    cheapest_1, _ = cluster_floors(cost_1, inter, modelled)
-    floor_1 = sum(cheapest_1.values()) + sum(cost_1[lid] for lid in pilots)
+    floor_1 = sample_floor(trace.launches, blocks, inter, regions, hw, warming_units=1, modelled=modelled)
     pilot_set = set(pilots)
     cluster = dict(zip(inter["launch"].astype(int), inter["cluster"].astype(int)))
     first = set()
@@ -80,7 +78,7 @@ def budget(trace: TraceDir, sampled: pd.DataFrame, inter: pd.DataFrame, regions:
             warming += n - cheapest[cluster[lid]]
     floor = sum(cheapest.values()) + sum(cost[lid] for lid in pilots)
     return {"floor": floor / total, "launches": launches / total, "warming": warming / total,
-            "floor_1": floor_1 / total}
+            "floor_1": floor_1}
 
 
 def gmean(values) -> float:

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from pipeline_lib.ptx import Device
-from pipeline_lib.workloads import REGISTRY, CheckError, get
-from pipeline_lib.workloads.base import WORKLOAD_DIR
+from pipeline_lib.workloads import REGISTRY, CheckError, bfs, get
+from pipeline_lib.workloads.base import WORKLOAD_DIR, grid_for
 from pipeline_lib.workloads.registry_info import KINDS, SIZES
 
 
@@ -130,7 +130,7 @@ def test_topology_bfs_launches_one_grid_over_every_vertex(graph):
         levels[variant] = (out["level"], grids)
     level, grids = levels["topology"]
     assert len(grids) == level.max() + 1
-    assert set(grids) == {("bfs_topology", (-(-len(level) // 128),))}
+    assert set(grids) == {("bfs_topology", (grid_for(len(level), bfs.BLOCK),))}
     assert np.array_equal(level, levels["frontier"][0])
     frontier_grids = levels["frontier"][1]
     assert len(frontier_grids) == len(grids)

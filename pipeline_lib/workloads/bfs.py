@@ -42,8 +42,15 @@ class BFS(Workload):
         d_level = dev.to_device(level)
         if self.params["variant"] == "topology":
             self._run_topology(dev, mod, d_row, d_col, d_level, n)
-            return {"level": dev.from_device(d_level, np.int32, n)}
-        fronts = [dev.to_device(np.array([g["source"]] + [0] * (n - 1), np.int32)), dev.zeros(n, np.int32)]
+        else:
+            self._run_frontier(dev, mod, d_row, d_col, d_level, n, g["source"])
+        return {"level": dev.from_device(d_level, np.int32, n)}
+
+    @staticmethod
+    def _run_frontier(dev, mod, d_row, d_col, d_level, n, source):
+        """One launch over the level's frontier per level, until a launch
+        finds no next frontier."""
+        fronts = [dev.to_device(np.array([source] + [0] * (n - 1), np.int32)), dev.zeros(n, np.int32)]
         d_size = dev.zeros(1, np.int32)
         size, depth = 1, 0
         while size > 0:
@@ -53,7 +60,6 @@ class BFS(Workload):
             size = int(dev.from_device(d_size, np.int32, 1)[0])
             fronts.reverse()
             depth += 1
-        return {"level": dev.from_device(d_level, np.int32, n)}
 
     @staticmethod
     def _run_topology(dev, mod, d_row, d_col, d_level, n):
