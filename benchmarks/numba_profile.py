@@ -49,7 +49,7 @@ def _dump_library(dispatcher, out: Path) -> None:
 
 def child(args, out: Path) -> None:
     if args.engine == "simulator":
-        from pipeline_lib.sim import engine, load_hardware
+        from pipeline_lib.sim import load_hardware
         from pipeline_lib.sim.simulator import Simulator
         from pipeline_lib.sim.trace_reader import TraceDir
         from pipeline_lib.trace.generate import trace_workload
@@ -58,8 +58,9 @@ def child(args, out: Path) -> None:
         warm = out / "warm-trace"
         trace_workload("reduction-small", {"benchmark": "reduction", "size": "small", "seed": 1, "params": {}},
                        warm, progress=False)
-        Simulator(hw, TraceDir(warm)).run()
-        _dump_library(engine.run, out)
+        sim = Simulator(hw, TraceDir(warm))
+        sim.run()
+        _dump_library(sim.engine.run, out)     # the engine compiled for hw's structure
         t0 = time.perf_counter()
         Simulator(hw, TraceDir(args.target)).run()
     elif args.engine == "collector":     # GPUMech's scheduler-ordered collector, collecting again in full

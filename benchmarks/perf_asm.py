@@ -72,7 +72,7 @@ def child(args, out: Path) -> None:
     from pipeline_lib.ptx import Device, emulator
     module, functions, entry = emulator, FUNCTIONS, "run_blocks"
     if args.simulator:
-        from pipeline_lib.sim import engine, load_hardware
+        from pipeline_lib.sim import load_hardware
         from pipeline_lib.sim.simulator import Simulator
         from pipeline_lib.sim.trace_reader import TraceDir
         sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -81,9 +81,10 @@ def child(args, out: Path) -> None:
         with tempfile.TemporaryDirectory() as tmp:     # load or compile the engine first
             Simulator(hw, traced("reduction", "small", Path(tmp))).run()
         t0 = time.perf_counter()
-        Simulator(hw, TraceDir(args.simulator)).run()
+        sim = Simulator(hw, TraceDir(args.simulator))
+        sim.run()
         print(f"{args.simulator}: {time.perf_counter() - t0:.2f} s", file=sys.stderr)
-        module, functions, entry = engine, SIM_FUNCTIONS, "run"
+        module, functions, entry = sim.engine, SIM_FUNCTIONS, "run"     # the engine compiled for hw's structure
     elif args.micro:
         sys.path.insert(0, str(ROOT / "benchmarks"))
         from emulator_micro import KERNEL

@@ -132,7 +132,7 @@ _L2_ARGS = "C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST"
 L2_CALLS = [(20, f"rdy = _l2(line, lsu, 0, {_L2_ARGS}, pc)\n"),       # a load's L1 miss
             (16, f"_l2(line, lsu, 1, {_L2_ARGS}, -1)\n"),             # a store
             (16, f"rdy = _l2(line, lsu, 2, {_L2_ARGS}, -1)\n")]       # an atomic
-SLICE = "    start = _book(slice_cal, sl, t + icnt, C[C_L2_SVC], G[G_CYCLE])\n"
+SLICE = "    start = _book(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])\n"
 BANK = "    start = _book(bank_cal, b, t, rm + np.int64(np.ceil(burst)), now)\n"
 CHANNEL = "    slot = _book(chan_cal, ch, np.int64(np.ceil((start + rm) / burst)), 1, np.int64(now / burst))\n"
 ISSUE_CALL = ("                    rc = _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,\n"

@@ -35,7 +35,8 @@ COVERS = {
     "EMULATOR_VERSION": ("ptx", "intrinsics.py", "trace/__init__.py", "trace/generate.py", "trace/schema.py",
                          "trace/sink.py"),
     "SIMULATOR_VERSION": ("sim/__init__.py", "sim/engine.py", "sim/hardware.py", "sim/output.py", "sim/run.py",
-                          "sim/sampling.py", "sim/simulator.py", "sim/static.py", "sim/trace_reader.py"),
+                          "sim/sampling.py", "sim/simulator.py", "sim/specialized.py", "sim/static.py",
+                          "sim/trace_reader.py"),
     "POWER_VERSION": ("sim/power.py",),
     "TBPOINT_VERSION": ("tbpoint", "pairwise.py"),                    # pairwise.py: the epoch table's sums
     # the static table GPUMech reads, and the contention model's sums

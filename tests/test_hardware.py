@@ -1,4 +1,6 @@
 """Hardware configurations: the shipped files, validation, derived values."""
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -189,6 +191,58 @@ def test_engine_config_is_a_frozen_typed_record_of_the_declared_table():
     assert (C == E.config_vector(hw)).all()
     assert E.EngineConfig.from_hardware(load_hardware("tbpoint-fermi-sm7")).cores == 7
 
+
+
+def test_variants_change_only_what_the_engine_reads_at_run_time():
+    """One compiled engine serves a whole sweep: every hardware variant key
+    (the SM count, warps, scheduler, clocks, MSHRs) changes only entries of
+    C that the engine reads at run time, never its compiled-in structure."""
+    from pipeline_lib.sim import engine as E
+    from pipeline_lib.sim.hardware import VARIANT_FIELDS, variant_name
+    values = {"sched": "gto", "sm": 3, "w": 8, "cc": 700, "mc": 900, "mshr": 8}
+    assert set(values) == set(VARIANT_FIELDS)
+    for base in ("gpumech-baseline", "tbpoint-fermi"):
+        C = E.config_vector(load_hardware(base))
+        for key, value in values.items():
+            V = E.config_vector(load_hardware(variant_name(base, **{key: value})))
+            assert (V != C).any(), (base, key)
+            assert E.structure(V) == E.structure(C), (base, key)
+    # the structure itself is compiled in: another cache is another engine
+    fermi, baseline = (E.structure(E.config_vector(load_hardware(n))) for n in ("tbpoint-fermi", "gpumech-baseline"))
+    assert fermi != baseline
+
+
+def test_engine_reads_the_structure_from_k_and_the_rest_from_c():
+    """Inside the engine's functions, K[...] (compiled-in constants) is read
+    only for structural entries and C[...] only for the entries read at run
+    time: a variant's value read from K would be the compiled one."""
+    import re
+    from pipeline_lib.sim import engine as E
+    source = Path(E.__file__).read_text()
+    code = source[source.index("@njit"):]
+    from_k = set(re.findall(r"\bK\[(C_[A-Z0-9_]+)\]", code))
+    from_c = set(re.findall(r"\bC\[(C_[A-Z0-9_]+)\]", code))
+    assert from_k and from_c
+    assert not from_k & E.RUNTIME_FIELDS, from_k & E.RUNTIME_FIELDS
+    assert from_c <= E.RUNTIME_FIELDS, from_c - E.RUNTIME_FIELDS
+    assert {"C_L1_SETS", "C_L2_SLICES", "C_CH", "C_BANKS"} <= from_k and "C_CORES" in from_c
+
+
+def test_an_engine_is_compiled_per_structure_and_shared_by_variants():
+    from pipeline_lib.sim import engine as E
+    from pipeline_lib.sim.specialized import K_LINE, engine_for
+    base = engine_for(E.config_vector(load_hardware("gpumech-baseline")))
+    assert engine_for(E.config_vector(load_hardware("gpumech-baseline-sm4-cc500-mc1000-mshr8"))) is base
+    other = engine_for(E.config_vector(load_hardware("tbpoint-fermi")))
+    assert other is not base and E.K is None
+    assert base.K == E.structure(E.config_vector(load_hardware("gpumech-baseline")))
+    text = Path(base.__file__).read_text()
+    assert K_LINE not in text and text.replace(f"K = {base.K!r}\n", K_LINE) == Path(E.__file__).read_text()
+    stamp = Path(base.__file__).stat().st_mtime_ns
+    from pipeline_lib.sim import specialized
+    specialized._loaded.clear()       # a new process: the copy is found, not written again
+    again = engine_for(E.config_vector(load_hardware("gpumech-baseline")))
+    assert again.__file__ == base.__file__ and Path(again.__file__).stat().st_mtime_ns == stamp
 
 def test_memory_space_codes_are_defined_once():
     """The trace's space codes come from ptx.isa everywhere (the static

@@ -84,6 +84,31 @@ CONFIG_FIELDS = (
 globals().update({name: i for i, (name, _) in enumerate(CONFIG_FIELDS)})
 C_N = len(CONFIG_FIELDS)
 
+# The engine reads the hardware's structure -- the cache and DRAM geometry,
+# the latencies, the issue width -- from K, a tuple compiled in as
+# constants, and the rest from C at run time: with the set, slice and bank
+# counts known to the compiler its divisions become multiplications and its
+# set walks are unrolled (docs/simulator.md, Speed).  Read at run time are
+# what a hardware variant changes (hardware.VARIANT_FIELDS: the SM count,
+# the warps per SM, the scheduler, the MSHRs, and the clocks through DRAM's
+# latencies in core cycles; the burst is the argument ``burst``), so that
+# one compiled engine serves a whole sweep, and what the simulator sets per
+# launch or run.
+RUNTIME_FIELDS = frozenset({"C_CORES", "C_MAXW", "C_GTO", "C_MSHR", "C_DRAM_LAT", "C_ROW_MISS"}
+                           | {name for name, source in CONFIG_FIELDS if source is None})
+
+#: The structural entries of C (:func:`structure`).  This module is the
+#: template: ``specialized.engine_for`` imports a copy of it with the line
+#: below replaced by one hardware's values, and runs that copy; here the
+#: functions that read K do not compile.
+K = None
+
+
+def structure(C) -> tuple:
+    """K for the configuration vector ``C``: its entries, with those read at
+    run time (:data:`RUNTIME_FIELDS`) set to 0."""
+    return tuple(0 if name in RUNTIME_FIELDS else int(C[i]) for i, (name, _) in enumerate(CONFIG_FIELDS))
+
 
 def _from_hardware(cls, hw: dict) -> "EngineConfig":
     """The engine configuration of hardware ``hw`` (a validated hardware
@@ -291,19 +316,19 @@ def _dram(line, t, now, is_write, C, bank_cal, bank_row, chan_cal, burst, ST):
     is booked for the row-miss penalty (if any) and one burst from the first
     cycle it is free; the channel's data bus is divided into burst-long
     slots, and the transfer takes the first free slot after the row is open."""
-    nch = C[C_CH]
+    nch = K[C_CH]
     ch = line % nch
     local = line // nch
-    bank = (local // C[C_PAGE_LINES]) % C[C_BANKS]
-    row = local // (C[C_PAGE_LINES] * C[C_BANKS])
-    b = ch * C[C_BANKS] + bank
-    if C[C_ROW_OPEN] == 1 and bank_row[b] == row:
+    bank = (local // K[C_PAGE_LINES]) % K[C_BANKS]
+    row = local // (K[C_PAGE_LINES] * K[C_BANKS])
+    b = ch * K[C_BANKS] + bank
+    if K[C_ROW_OPEN] == 1 and bank_row[b] == row:
         ST[ST_ROW_HIT] += 1
         rm = 0
     else:
         rm = C[C_ROW_MISS]
         ST[ST_ROW_ACT] += 1
-    bank_row[b] = row if C[C_ROW_OPEN] == 1 else -1
+    bank_row[b] = row if K[C_ROW_OPEN] == 1 else -1
     start = _book(bank_cal, b, t, rm + np.int64(np.ceil(burst)), now)
     slot = _book(chan_cal, ch, np.int64(np.ceil((start + rm) / burst)), 1, np.int64(now / burst))
     data = slot * burst
@@ -331,8 +356,8 @@ def _l2_touch(line, mode, C, G, L2):
     """Look ``line`` up in its L2 set: on a hit mark it most recently used
     (and dirty for a write or atomic, ``mode`` != 0) and return (way, -1);
     on a miss return (-1, the LRU or an empty way of the set)."""
-    nsl, ways = C[C_L2_SLICES], C[C_L2_WAYS]
-    base = (l2_slice(line, nsl, C[C_L2_HASH]) * C[C_L2_SETS] + (line // nsl) % C[C_L2_SETS]) * ways
+    nsl, ways = K[C_L2_SLICES], K[C_L2_WAYS]
+    base = (l2_slice(line, nsl, K[C_L2_HASH]) * K[C_L2_SETS] + (line // nsl) % K[C_L2_SETS]) * ways
     G[G_STAMP] += 1
     hit, victim = set_lookup(L2[L2_TAG], L2[L2_LRU], base, ways, line)
     if hit >= 0:
@@ -350,11 +375,11 @@ def _l2(line, t, mode, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst,
     SM.  L2: write-back, write-allocate without fetch, LRU, one slice per line
     address modulo slices, each slice busy C_L2_SVC cycles per request
     (booked on the slice's calendar from the request's arrival)."""
-    icnt = C[C_ICNT]
-    nsl = C[C_L2_SLICES]
-    sl = l2_slice(line, nsl, C[C_L2_HASH])
-    start = _book(slice_cal, sl, t + icnt, C[C_L2_SVC], G[G_CYCLE])
-    lookup_done = start + C[C_L2_LAT] - 2 * icnt
+    icnt = K[C_ICNT]
+    nsl = K[C_L2_SLICES]
+    sl = l2_slice(line, nsl, K[C_L2_HASH])
+    start = _book(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])
+    lookup_done = start + K[C_L2_LAT] - 2 * icnt
     ST[ST_L2_ACC] += 1
     G[G_L2_ACC] += 1
     if pc >= 0:
@@ -398,7 +423,7 @@ def warm_block(blk, s, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lin
     allocates is marked 1 if its set still holds an :data:`UNKNOWN` entry
     then (the line might have been resident already, with a dirty bit the
     probe cannot know), else 0."""
-    l1_sets, l1_ways = C[C_L1_SETS], C[C_L1_WAYS]
+    l1_sets, l1_ways = K[C_L1_SETS], K[C_L1_WAYS]
     for gw in range(blk * wpb, (blk + 1) * wpb):
         for r in range(warp_off[gw], warp_off[gw + 1]):
             kind = P[t_pc[r], P_KIND]
@@ -422,9 +447,9 @@ def warm_block(blk, s, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lin
                 way, victim = _l2_touch(line, mode, C, G, L2)
                 if way < 0:
                     if len(suspect):
-                        base = victim - victim % C[C_L2_WAYS]
+                        base = victim - victim % K[C_L2_WAYS]
                         suspect[victim] = 0
-                        for i in range(base, base + C[C_L2_WAYS]):
+                        for i in range(base, base + K[C_L2_WAYS]):
                             if L2[L2_TAG, i] == UNKNOWN and i != victim:
                                 suspect[victim] = 1
                     L2[L2_TAG, victim] = line
@@ -486,7 +511,7 @@ def _release_barrier(s, b, t, C, W, t_pc, P, regready):
     for w in range(base, base + C[C_MAXW]):
         if W[w, W_STATUS] == WS_BAR and W[w, W_BSLOT] == b:
             W[w, W_STATUS] = WS_RUN
-            W[w, W_READY] = _next_ready(w, t + C[C_BAR_LAT], t_pc[W[w, W_POS]], P, regready)
+            W[w, W_READY] = _next_ready(w, t + K[C_BAR_LAT], t_pc[W[w, W_POS]], P, regready)
 
 
 @njit(cache=True, _nrt=False)
@@ -513,9 +538,9 @@ def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_wa
                 warm_block(blk, s, C[C_WPB], C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2,
                            L2[L2_FILL, :0])     # no probe: an empty view, as nothing here may allocate
             continue
-        bbase = s * C[C_MAXB]
+        bbase = s * K[C_MAXB]
         bs = -1
-        for i in range(bbase, bbase + C[C_MAXB]):
+        for i in range(bbase, bbase + K[C_MAXB]):
             if B[i, B_ID] < 0:
                 bs = i
                 break
@@ -618,8 +643,8 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
         seen = (ST[ST_MSHR_STALL], ST[ST_L2_MISS], ST[ST_L1_MISS] + ST[ST_L1_MERGE])
         lsu = t
         in_cycle = 0     # lines the load/store unit has taken in cycle lsu
-        l1_sets = C[C_L1_SETS]
-        ways = C[C_L1_WAYS]
+        l1_sets = K[C_L1_SETS]
+        ways = K[C_L1_WAYS]
         if kind == K_LOAD:
             done = t + 1
             ST[ST_LOADS] += 1
@@ -640,7 +665,7 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
                         ST[ST_L1_MERGE] += 1
                         rdy = max(fill, lsu + 1)
                     else:
-                        rdy = lsu + C[C_L1_LAT]
+                        rdy = lsu + K[C_L1_LAT]
                 else:
                     ST[ST_L1_MISS] += 1
                     G[G_L1_MISS] += 1
@@ -667,7 +692,7 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
                 if rdy > done:
                     done = rdy
             in_cycle += 1
-            if in_cycle == C[C_L1_PORTS]:
+            if in_cycle == K[C_L1_PORTS]:
                 lsu += 1
                 in_cycle = 0
         if in_cycle:
@@ -688,11 +713,11 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
             PCST[pc, PC_LAT] += done - t
     elif shared_path:
         ST[ST_SHARED] += n
-        done = t + C[C_SMEM_LAT] + n - 1
+        done = t + K[C_SMEM_LAT] + n - 1
         SM[s, SM_SMEM] = t + n
     elif mem_path and (sp == SP_CONST or sp == SP_PARAM):
         ST[ST_CONST] += max(n, 1)
-        done = t + C[C_CONST_LAT] + max(n, 1) - 1
+        done = t + K[C_CONST_LAT] + max(n, 1) - 1
     elif mem_path:    # no lane accessed memory (all predicated off)
         done = t + 1
     elif kind == K_BRANCH:
@@ -822,7 +847,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
             retired_here = False
             if C[C_GTO] == 1:
                 # greedy: the last issued warp while it can issue, then the oldest
-                while issued < C[C_IW]:
+                while issued < K[C_IW]:
                     cand = SM[s, SM_LAST]
                     if cand < 0 or W[cand, W_STATUS] != WS_RUN or W[cand, W_READY] > t:
                         cand = -1
@@ -851,7 +876,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                 mw = -1
                 start = SM[s, SM_LAST] + 1 - base if SM[s, SM_LAST] >= 0 else 0
                 for k in range(MAXW):
-                    if issued >= C[C_IW]:
+                    if issued >= K[C_IW]:
                         break
                     w = start + k
                     if w >= MAXW:

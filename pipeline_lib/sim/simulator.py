@@ -21,6 +21,7 @@ import pandas as pd
 from ..ptx import isa
 from . import engine as E
 from .hardware import dram_burst_cycles, occupancy
+from .specialized import engine_for
 from .static import K_ATOM, K_STORE, P_KIND, SP_GLOBAL, SP_LOCAL, SP_MIXED, global_bb_ids, kernel_tables
 from .trace_reader import TraceDir
 
@@ -149,6 +150,8 @@ class Simulator:
         #: the hardware as the engine sees it (a frozen engine.EngineConfig)
         self.config = cfg = E.EngineConfig.from_hardware(hw)
         self.C, self.burst = cfg.vector(), dram_burst_cycles(hw)
+        #: the engine compiled for this hardware's structure (specialized.py)
+        self.engine = engine_for(self.C)
         total = int(trace.launches["warp_instrs"].sum())
         self.unit = int(min(unit_warp_instrs, max(1000, -(-total // max(1, min_units)))))
         self.C[E.C_UNIT] = self.unit
@@ -228,10 +231,11 @@ class Simulator:
             policy.launch_begin(control)
         last_print = time.perf_counter()
         while True:
-            rc, n = E.run(C, G, self.W, self.B, self.SM, self.regready, tr.warp_off, self._skip, blk_warp, blk_thread,
-                          (tr.pc, tr.space, tr.nreq, tr.nthreads, tr.line_off, tr.lines),
-                          st, self.L1, self.mshr, self.L2, self.slice_cal, self.bank_cal, self.bank_row,
-                          self.chan_cal, self.burst, ST, PCST, self._bo, UO, UBBV, self.ubbv, self.retired)
+            rc, n = self.engine.run(C, G, self.W, self.B, self.SM, self.regready, tr.warp_off, self._skip,
+                                    blk_warp, blk_thread,
+                                    (tr.pc, tr.space, tr.nreq, tr.nthreads, tr.line_off, tr.lines), st,
+                                    self.L1, self.mshr, self.L2, self.slice_cal, self.bank_cal, self.bank_row,
+                                    self.chan_cal, self.burst, ST, PCST, self._bo, UO, UBBV, self.ubbv, self.retired)
             if rc == E.RC_DONE:
                 break
             if rc < 0:
@@ -267,8 +271,9 @@ class Simulator:
         L1 = self.L1 if L1 is None else L1
         L2 = self.L2 if L2 is None else L2
         suspect = self.L2[E.L2_FILL, :0] if suspect is None else suspect
-        E.warm_launch(int(launch["n_blocks"]), int(launch["warps_per_block"]), self.C, self.G, tr.warp_off, tr.pc,
-                      tr.space, tr.nreq, tr.line_off, tr.lines, self.static[launch["kernel"]], L1, L2, suspect)
+        self.engine.warm_launch(int(launch["n_blocks"]), int(launch["warps_per_block"]), self.C, self.G, tr.warp_off,
+                                tr.pc, tr.space, tr.nreq, tr.line_off, tr.lines, self.static[launch["kernel"]], L1, L2,
+                                suspect)
 
     def _maybe_dirty(self, launches: list) -> np.ndarray:
         """Lines that may be dirty in the L2 after ``launches`` are replayed
