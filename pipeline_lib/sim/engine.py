@@ -352,7 +352,7 @@ def l2_slice(line, slices, hashed):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _l2_touch(line, mode, C, G, L2):
+def _l2_touch(line, mode, G, L2):
     """Look ``line`` up in its L2 set: on a hit mark it most recently used
     (and dirty for a write or atomic, ``mode`` != 0) and return (way, -1);
     on a miss return (-1, the LRU or an empty way of the set)."""
@@ -384,7 +384,7 @@ def _l2(line, t, mode, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst,
     G[G_L2_ACC] += 1
     if pc >= 0:
         PCST[pc, PC_L2_ACC] += 1
-    hit, victim = _l2_touch(line, mode, C, G, L2)
+    hit, victim = _l2_touch(line, mode, G, L2)
     if hit >= 0:
         return max(lookup_done, L2[L2_FILL, hit]) + icnt
     ST[ST_L2_MISS] += 1
@@ -444,7 +444,7 @@ def warm_block(blk, s, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_lin
                     L1[L1_LRU, s, victim] = G[G_STAMP]
                     L1[L1_FILL, s, victim] = 0
                 mode = 0 if kind == K_LOAD else (1 if kind == K_STORE else 2)
-                way, victim = _l2_touch(line, mode, C, G, L2)
+                way, victim = _l2_touch(line, mode, G, L2)
                 if way < 0:
                     if len(suspect):
                         base = victim - victim % K[C_L2_WAYS]

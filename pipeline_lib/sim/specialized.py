@@ -64,10 +64,13 @@ def _write(filename: str, source: str) -> Path:
                 return path
             folder.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        except OSError:
+            continue
+        try:
             with os.fdopen(fd, "w") as f:
                 f.write(source)
             os.replace(tmp, path)
             return path
         except OSError:
-            continue
+            Path(tmp).unlink(missing_ok=True)     # nothing half-written is left behind
     raise RuntimeError(f"no writable folder for the compiled engine {filename}")
