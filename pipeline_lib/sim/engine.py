@@ -87,8 +87,8 @@ C_N = len(CONFIG_FIELDS)
 # The engine reads the hardware's structure -- the cache and DRAM geometry,
 # the latencies, the issue width -- from K, a tuple compiled in as
 # constants, and the rest from C at run time: with the set, slice and bank
-# counts known to the compiler its divisions become multiplications and its
-# set walks are unrolled (docs/simulator.md, Speed).  Read at run time are
+# counts known to the compiler its divisions become multiplications, and
+# its set walks have a known length (docs/simulator.md, Speed).  Read at run time are
 # what a hardware variant changes (hardware.VARIANT_FIELDS: the SM count,
 # the warps per SM, the scheduler, the MSHRs, and the clocks through DRAM's
 # latencies in core cycles; the burst is the argument ``burst``), so that

@@ -3,8 +3,8 @@
 :mod:`.engine` reads the structural entries of the configuration (the
 cache and DRAM geometry, the latencies, the issue width) from ``K``, a
 tuple of constants, so that the compiler turns the set, slice and bank
-divisions into multiplications and unrolls the set walks (docs/simulator.md,
-Speed).  :func:`engine_for` writes a copy of the engine's source with ``K``
+divisions into multiplications and knows the set walks' length
+(docs/simulator.md, Speed).  :func:`engine_for` writes a copy of the engine's source with ``K``
 set to a configuration's values, under the engine's ``__pycache__``, and
 imports it; Numba caches the copy's compiled code beside it, so a structure
 is compiled once per machine and every sweep point that shares it (the
