@@ -28,7 +28,21 @@ Finding which source line a hot run belongs to is left to reading it: the
 column offsets (``0xf8`` = 31 x 8 bytes is the code table's ``fast``
 column) and the lane loops' shapes make most runs easy to place.
 
-Needs ``perf``, ``nm`` and ``objdump`` (Debian: linux-perf, binutils).
+With ``--count`` the child runs under valgrind's callgrind instead of
+perf, and each instruction's figure is how many times it ran, not clock
+samples: exact and the same from run to run whatever else the host is
+doing (this host's timings drift by up to 40%), so two versions of the
+code can be compared by the instructions they execute, function by
+function.  Instructions are not time (the host overlaps them, and a
+cache miss or a mispredicted branch costs many), so a count confirms
+where work was removed, and a timing (``simulator_ab.py``) whether it
+mattered.  Valgrind does not run AVX-512 code, so the child is compiled
+for a fixed AVX2 processor (:data:`COUNT_CPU`, its own numba cache
+entries) and first compiled natively, outside valgrind; it runs about
+25x slower there (the medium ``spmv-scalar``: about a minute).
+
+Needs ``perf``, ``nm`` and ``objdump`` (Debian: linux-perf, binutils);
+``--count`` needs ``valgrind`` instead of ``perf``.
 """
 import argparse
 import collections
@@ -45,6 +59,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CHILD = "PERF_ASM_DIR"
 FUNCTIONS = ("_interp", "exec_general", "_half_warps", "run_blocks")
+#: the processor the child is compiled for with --count (numba's cache key
+#: holds both, so the native compile and the run under valgrind share it)
+COUNT_CPU = {"NUMBA_CPU_NAME": "haswell",
+             "NUMBA_CPU_FEATURES": "+64bit,+avx,+avx2,+bmi,+bmi2,+cmov,+cx16,+cx8,+f16c,+fma,+fxsr,+lzcnt,+mmx,"
+                                   "+movbe,+popcnt,+sahf,+sse,+sse2,+sse3,+sse4.1,+sse4.2,+ssse3,+xsave"}
 SIM_FUNCTIONS = ("run", "_l2", "_book", "heap_replace_min", "_next_ready", "_release_barrier", "_retire")
 
 
@@ -147,19 +166,50 @@ def _disassembly(path: Path) -> list[tuple[int, str]]:
     return rows
 
 
-def report(out: Path, top: int) -> None:
+def _perf_samples(out: Path) -> collections.Counter:
+    """Clock samples by instruction address, from perf's record."""
     ips = subprocess.run(["perf", "script", "-i", str(out / "perf.data"), "-F", "ip"],
                          capture_output=True, text=True, check=True).stdout.split()
-    ips = [int(x, 16) for x in ips]
+    return collections.Counter(int(x, 16) for x in ips)
+
+
+def _callgrind_counts(path: Path) -> collections.Counter:
+    """Instructions executed, by address, from a callgrind profile written
+    with ``--dump-instr=yes --compress-pos=no`` (each cost line starts with
+    its absolute address).  The cost line after a ``calls=`` line is the
+    call's inclusive cost, already counted at the callee's own addresses."""
+    counts = collections.Counter()
+    after_call = False
+    npos = 1        # position columns before the costs ("positions: instr line")
+    for line in open(path):
+        if line.startswith("positions:"):
+            npos = len(line.split()) - 1
+            continue
+        if line.startswith("calls="):
+            after_call = True
+            continue
+        if line.startswith("0x"):
+            if after_call:
+                after_call = False
+                continue
+            parts = line.split()
+            if len(parts) > npos:
+                counts[int(parts[0], 16)] += int(parts[npos])
+    return counts
+
+
+def report(out: Path, top: int, count: bool = False) -> None:
+    hits_at = _callgrind_counts(out / "callgrind.out") if count else _perf_samples(out)
+    what = "instructions executed" if count else "samples"
     funcs = [(n, int(a), int(s)) for n, a, s in (line.split() for line in open(out / "functions.txt"))]
-    inside = sum(1 for ip in ips if any(a <= ip < a + s for _, a, s in funcs))
-    print(f"{len(ips)} samples, {inside} in the listed compiled functions")
+    inside = sum(n for ip, n in hits_at.items() if any(a <= ip < a + s for _, a, s in funcs))
+    print(f"{sum(hits_at.values())} {what}, {inside} in the listed compiled functions")
     for name, addr, size in funcs:
-        hits = collections.Counter(ip - addr for ip in ips if addr <= ip < addr + size)
+        hits = collections.Counter({ip - addr: n for ip, n in hits_at.items() if addr <= ip < addr + size})
         total = sum(hits.values())
         if not total:
             continue
-        print(f"\n{name}: {total} samples ({total / max(inside, 1) * 100:.1f}% of those)")
+        print(f"\n{name}: {total} {what} ({total / max(inside, 1) * 100:.1f}% of those)")
         rows = _disassembly(out / f"{name}.bin")
         with open(out / f"{name}.ann", "w") as f:
             for off, ins in rows:
@@ -189,6 +239,8 @@ def main() -> None:
     ap.add_argument("--blocks", type=int, default=512, help="blocks of 256 threads for --micro")
     ap.add_argument("--simulator", type=Path, metavar="TRACE_DIR", help="profile the detailed simulator on this trace")
     ap.add_argument("--hw", default="gpumech-baseline", help="hardware configuration for --simulator")
+    ap.add_argument("--count", action="store_true",
+                    help="count the instructions executed (valgrind's callgrind) instead of sampling time")
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--out", type=Path, help="where the samples and annotated disassembly go (default: a new temporary directory)")
     args = ap.parse_args()
@@ -199,10 +251,16 @@ def main() -> None:
         return
     out = args.out or Path(tempfile.mkdtemp(prefix="perf_asm-"))
     out.mkdir(parents=True, exist_ok=True)
-    cmd = ["perf", "record", "-q", "-e", "cpu-clock", "-F", "5000", "-o", str(out / "perf.data"),
-           sys.executable, __file__] + sys.argv[1:]
-    subprocess.run(cmd, check=True, env={**os.environ, CHILD: str(out)}, cwd=ROOT)
-    report(out, args.top)
+    env = {**os.environ, CHILD: str(out)}
+    if args.count:
+        env.update(COUNT_CPU)
+        subprocess.run([sys.executable, __file__] + sys.argv[1:], check=True, env=env, cwd=ROOT)  # compile natively
+        cmd = ["valgrind", "-q", "--tool=callgrind", "--dump-instr=yes", "--compress-pos=no",
+               f"--callgrind-out-file={out / 'callgrind.out'}"]
+    else:
+        cmd = ["perf", "record", "-q", "-e", "cpu-clock", "-F", "5000", "-o", str(out / "perf.data")]
+    subprocess.run(cmd + [sys.executable, __file__] + sys.argv[1:], check=True, env=env, cwd=ROOT)
+    report(out, args.top, args.count)
 
 
 if __name__ == "__main__":

@@ -89,9 +89,9 @@ ENGINE_PATCHES = [
      "        nret = 0\n        chan_cal[chan_cal.shape[0] - 1, 8] += 1\n        for s in range(S):\n"),
     ("            base = s * MAXW\n            issued = 0\n",
      "            base = s * MAXW\n            chan_cal[chan_cal.shape[0] - 1, 9] += 1\n            issued = 0\n"),
-    ("                    w += base\n                    rw = W[w, W_READY]\n",
-     "                    w += base\n                    chan_cal[chan_cal.shape[0] - 1, 10] += 1\n"
-     "                    rw = W[w, W_READY]\n"),
+    ("                        rw = W[np.uint64(w), W_READY]\n",
+     "                        chan_cal[chan_cal.shape[0] - 1, 10] += 1\n"
+     "                        rw = W[np.uint64(w), W_READY]\n"),
     ("            if issued > 0 or retired_here:\n                SM[s, SM_NEXT] = t + 1\n",
      "            if issued > 0:\n                chan_cal[chan_cal.shape[0] - 1, 11] += 1\n"
      "            if issued > 0 or retired_here:\n                SM[s, SM_NEXT] = t + 1\n"),

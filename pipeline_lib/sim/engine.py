@@ -851,10 +851,12 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                     cand = SM[s, SM_LAST]
                     if cand < 0 or W[cand, W_STATUS] != WS_RUN or W[cand, W_READY] > t:
                         cand = -1
+                        oldest = INF      # the ages are distinct
                         for w in range(base, base + MAXW):
-                            if W[w, W_STATUS] == WS_RUN and W[w, W_READY] <= t and (
-                                    cand < 0 or W[w, W_AGE] < W[cand, W_AGE]):
+                            u = np.uint64(w)     # no test for a negative index (as in the round-robin scan)
+                            if W[u, W_READY] <= t and W[u, W_STATUS] == WS_RUN and W[u, W_AGE] < oldest:
                                 cand = w
+                                oldest = W[u, W_AGE]
                     if cand < 0:
                         break
                     if _unit_busy(cand, s, t, W, SM, t_pc, t_space, t_nreq, P):
@@ -874,20 +876,28 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                 # come back
                 mn = INF
                 mw = -1
-                start = SM[s, SM_LAST] + 1 - base if SM[s, SM_LAST] >= 0 else 0
-                for k in range(MAXW):
-                    if issued >= K[C_IW]:
-                        break
-                    w = start + k
-                    if w >= MAXW:
-                        w -= MAXW
-                    w += base
-                    rw = W[w, W_READY]
-                    if rw > t or W[w, W_STATUS] != WS_RUN:
+                w = SM[s, SM_LAST] if SM[s, SM_LAST] >= 0 else base - 1
+                wend = base + MAXW
+                k = 0
+                while True:
+                    # the warps that cannot issue at t, passed over in a loop of their own, whose
+                    # variables the compiler keeps in registers (unsigned indices: no test for a
+                    # negative one): 14 host instructions a slot, from 30 (docs/simulator.md, Speed)
+                    found = False
+                    while k < MAXW:
+                        k += 1
+                        w += 1
+                        if w == wend:
+                            w = base
+                        rw = W[np.uint64(w), W_READY]
+                        if rw <= t and W[np.uint64(w), W_STATUS] == WS_RUN:
+                            found = True
+                            break
                         if rw < mn:
                             mn = rw
                             mw = w
-                        continue
+                    if not found:
+                        break
                     if _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):
                         if rw < mn:
                             mn = rw
@@ -899,6 +909,8 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                     issued += 1
                     retired_here |= rc == 2
                     nret = _after_issue(w, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv)
+                    if issued >= K[C_IW]:
+                        break
             if issued > 0 or retired_here:
                 SM[s, SM_NEXT] = t + 1
                 if stalls:
@@ -908,8 +920,8 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                     mn = INF
                     mw = -1
                     for w in range(base, base + MAXW):
-                        if W[w, W_READY] < mn:
-                            mn = W[w, W_READY]
+                        if W[np.uint64(w), W_READY] < mn:
+                            mn = W[np.uint64(w), W_READY]
                             mw = w
                 SM[s, SM_NEXT] = max(mn, t + 1)
                 if stalls:

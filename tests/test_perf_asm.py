@@ -1,0 +1,45 @@
+"""benchmarks/perf_asm.py --count: reading callgrind's per-instruction
+profile (docs/simulator.md, Speed)."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import perf_asm  # noqa: E402
+
+# callgrind's format with --dump-instr=yes --compress-pos=no, as valgrind
+# 3.19 writes it: an instruction address and a source line before each cost;
+# the cost after a calls= line is the call's inclusive cost
+PROFILE = """# callgrind format
+version: 1
+positions: instr line
+events: Ir
+summary: 37
+
+ob=(1) /lib/libm.so.6
+fl=(1) log.c
+fn=(1) log
+0x13040 32 5
+0x13044 32 5
+0x1304a 46 5
+cfn=(2) inner
+calls=5 0x6eda0 61
+0x1304a 46 230
+fn=(2) inner
+0x6eda0 61 20
+0x13040 0 2
+"""
+
+
+def test_callgrind_counts_are_self_costs_by_address(tmp_path):
+    path = tmp_path / "callgrind.out"
+    path.write_text(PROFILE)
+    counts = perf_asm._callgrind_counts(path)
+    # the call's inclusive 230 is not the caller's own; an address seen twice adds up
+    assert counts == {0x13040: 7, 0x13044: 5, 0x1304a: 5, 0x6eda0: 20}
+    assert sum(counts.values()) == 37
+
+
+def test_a_profile_without_source_lines_reads_its_costs(tmp_path):
+    path = tmp_path / "callgrind.out"
+    path.write_text("positions: instr\nevents: Ir\nfn=(1) f\n0x10 3\n0x14 4\ncalls=1 0x20\n0x14 9\n")
+    assert perf_asm._callgrind_counts(path) == {0x10: 3, 0x14: 4}
