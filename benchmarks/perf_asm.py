@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/perf_asm.py cfd [--size paper] [--top 15] [--out DIR]
     .venv/bin/python benchmarks/perf_asm.py --micro "mov.u32 %r3, 5;" [--blocks 512]
     .venv/bin/python benchmarks/perf_asm.py --simulator results/traces/spmv-scalar [--hw gpumech-baseline]
+    .venv/bin/python benchmarks/perf_asm.py --simulator results/traces/spmv-scalar --count [--misses]
 
 Runs itself again under ``perf record -e cpu-clock`` (a software clock: no
 hardware counters needed).  The child runs a workload (or a micro-kernel
@@ -39,7 +40,11 @@ where work was removed, and a timing (``simulator_ab.py``) whether it
 mattered.  Valgrind does not run AVX-512 code, so the child is compiled
 for a fixed AVX2 processor (:data:`COUNT_CPU`, its own numba cache
 entries) and first compiled natively, outside valgrind; it runs about
-25x slower there (the medium ``spmv-scalar``: about a minute).
+25x slower there (the medium ``spmv-scalar``: about a minute).  With
+``--misses`` callgrind also models the host's branch predictor and
+caches, and each function's mispredicted branches and cache misses are
+printed beside its instructions (models, not the host's own counters,
+which this host does not have: a guide to where the host waits).
 
 Needs ``perf``, ``nm`` and ``objdump`` (Debian: linux-perf, binutils);
 ``--count`` needs ``valgrind`` instead of ``perf``.
@@ -173,29 +178,56 @@ def _perf_samples(out: Path) -> collections.Counter:
     return collections.Counter(int(x, 16) for x in ips)
 
 
-def _callgrind_counts(path: Path) -> collections.Counter:
-    """Instructions executed, by address, from a callgrind profile written
-    with ``--dump-instr=yes --compress-pos=no`` (each cost line starts with
-    its absolute address).  The cost line after a ``calls=`` line is the
-    call's inclusive cost, already counted at the callee's own addresses."""
-    counts = collections.Counter()
+def _callgrind_events(path: Path) -> tuple[list[str], dict[int, list[int]]]:
+    """(the event names, {instruction address: each event's count}) from a
+    callgrind profile written with ``--dump-instr=yes --compress-pos=no``
+    (each cost line starts with its absolute address; trailing zero costs
+    are left out).  The cost line after a ``calls=`` line is the call's
+    inclusive cost, already counted at the callee's own addresses."""
+    events, costs = ["Ir"], {}
     after_call = False
     npos = 1        # position columns before the costs ("positions: instr line")
     for line in open(path):
         if line.startswith("positions:"):
             npos = len(line.split()) - 1
-            continue
-        if line.startswith("calls="):
+        elif line.startswith("events:"):
+            events = line.split()[1:]
+        elif line.startswith("calls="):
             after_call = True
-            continue
-        if line.startswith("0x"):
+        elif line.startswith("0x"):
             if after_call:
                 after_call = False
                 continue
             parts = line.split()
             if len(parts) > npos:
-                counts[int(parts[0], 16)] += int(parts[npos])
-    return counts
+                row = costs.setdefault(int(parts[0], 16), [0] * len(events))
+                for k, x in enumerate(parts[npos:]):
+                    row[k] += int(x)
+    return events, costs
+
+
+def _callgrind_counts(path: Path) -> collections.Counter:
+    """Instructions executed (callgrind's first event, Ir), by address."""
+    _, costs = _callgrind_events(path)
+    return collections.Counter({a: row[0] for a, row in costs.items() if row[0]})
+
+
+def _event_totals(path: Path, funcs: list) -> None:
+    """Each listed function's total of every event of a profile taken with
+    ``--misses``: its branches and mispredicted branches as callgrind's
+    predictor models them, its loads and stores and their misses in the
+    host's L1 as its cache model has them."""
+    events, costs = _callgrind_events(path)
+    if len(events) == 1:
+        return
+    print(f"\nper function ({' '.join(events)}; callgrind's models of the branch predictor and caches):")
+    for name, addr, size in funcs:
+        total = [0] * len(events)
+        for a, row in costs.items():
+            if addr <= a < addr + size:
+                total = [x + y for x, y in zip(total, row)]
+        if total[0]:
+            print(f"  {name:18s} " + " ".join(f"{e}={x}" for e, x in zip(events, total)))
 
 
 def report(out: Path, top: int, count: bool = False) -> None:
@@ -228,6 +260,8 @@ def report(out: Path, top: int, count: bool = False) -> None:
         for first, last, n, ins in sorted(runs, key=lambda r: -r[2])[:top]:
             hot = " | ".join(i[:36] for _, i in sorted(ins, key=lambda x: -x[0])[:3])
             print(f"  {first:6x}-{last:6x} {n:7d} {n / total * 100:5.1f}%  {hot}")
+    if count:
+        _event_totals(out / "callgrind.out", funcs)
     print(f"\nannotated disassembly: {out}/<function>.ann")
 
 
@@ -241,11 +275,15 @@ def main() -> None:
     ap.add_argument("--hw", default="gpumech-baseline", help="hardware configuration for --simulator")
     ap.add_argument("--count", action="store_true",
                     help="count the instructions executed (valgrind's callgrind) instead of sampling time")
+    ap.add_argument("--misses", action="store_true",
+                    help="with --count: simulate the branch predictor and caches too (about 3x slower)")
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--out", type=Path, help="where the samples and annotated disassembly go (default: a new temporary directory)")
     args = ap.parse_args()
     if not args.micro and not args.workload and not args.simulator:
         ap.error("name a workload or give --micro or --simulator")
+    if args.misses and not args.count:
+        ap.error("--misses goes with --count")
     if os.environ.get(CHILD):
         child(args, Path(os.environ[CHILD]))
         return
@@ -257,6 +295,8 @@ def main() -> None:
         subprocess.run([sys.executable, __file__] + sys.argv[1:], check=True, env=env, cwd=ROOT)  # compile natively
         cmd = ["valgrind", "-q", "--tool=callgrind", "--dump-instr=yes", "--compress-pos=no",
                f"--callgrind-out-file={out / 'callgrind.out'}"]
+        if args.misses:
+            cmd += ["--branch-sim=yes", "--cache-sim=yes"]
     else:
         cmd = ["perf", "record", "-q", "-e", "cpu-clock", "-F", "5000", "-o", str(out / "perf.data")]
     subprocess.run(cmd + [sys.executable, __file__] + sys.argv[1:], check=True, env=env, cwd=ROOT)

@@ -43,3 +43,13 @@ def test_a_profile_without_source_lines_reads_its_costs(tmp_path):
     path = tmp_path / "callgrind.out"
     path.write_text("positions: instr\nevents: Ir\nfn=(1) f\n0x10 3\n0x14 4\ncalls=1 0x20\n0x14 9\n")
     assert perf_asm._callgrind_counts(path) == {0x10: 3, 0x14: 4}
+
+
+def test_every_event_is_read_by_address_with_omitted_zeros(tmp_path):
+    path = tmp_path / "callgrind.out"
+    path.write_text("positions: instr line\nevents: Ir Bc Bcm\nfn=(1) f\n"
+                    "0x10 1 4 2 1\n0x14 1 3\n0x10 2 1 1\ncalls=2 0x30 5\n0x14 1 50 9 9\n0x30 5 6 1 0\n")
+    events, costs = perf_asm._callgrind_events(path)
+    assert events == ["Ir", "Bc", "Bcm"]
+    # a line that leaves out its last costs has zeros there
+    assert costs == {0x10: [5, 3, 1], 0x14: [3, 0, 0], 0x30: [6, 1, 0]}

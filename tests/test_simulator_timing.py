@@ -366,3 +366,23 @@ def test_set_lookup_finds_the_line_else_the_first_empty_else_the_least_recently_
     t = np.array([5, 6, UNKNOWN, 8], np.int64)
     assert set_lookup(t, np.array([3, 2, 2, 4], np.int64), 0, 4, 7) == (-1, 1)
     assert set_lookup(t, np.array([3, 2, 2, 4], np.int64), 0, 4, 8)[0] == 3
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 5, 6, 21, 32, 64, 256])
+def test_mshr_heap_holds_the_release_cycles_with_the_earliest_at_its_root(n):
+    """The MSHR heap (``heap_replace_min``, one row per SM): after each
+    replacement of its smallest entry it holds the same multiset as a plain
+    list treated so, with the smallest at position 0 -- the only one the
+    engine reads.  Fails with a child skipped or a wrong stop."""
+    from pipeline_lib.sim.engine import heap_replace_min
+    rng = np.random.default_rng(n)
+    h = np.zeros((3, n), np.int64)
+    want = [0] * n
+    for _ in range(2000):
+        val = int(h[1, 0] + rng.integers(0, 50 if n > 4 else 3))     # ties happen
+        heap_replace_min(h, 1, n, val)
+        want.remove(min(want))
+        want.append(val)
+        assert h[1, 0] == min(want)
+        assert sorted(h[1]) == sorted(want)
+    assert not h[0].any() and not h[2].any()       # the other SMs' rows untouched

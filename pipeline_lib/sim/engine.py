@@ -467,21 +467,38 @@ def warm_launch(n_blocks, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_
                    suspect)
 
 
+#: children per node of the MSHR heap: the children of i are D i + 1 .. D i + D
+HEAP_D = 4
+
+
 @njit(cache=True, _nrt=False)
 def heap_replace_min(h, s, n, val):
-    """Replace the smallest of the min-heap h[s, :n] by ``val`` (O(log n))."""
-    i = 0
+    """Replace the smallest of the min-heap h[s, :n] by ``val`` (O(log n)).
+
+    A heap of :data:`HEAP_D` children per node: half the levels of a binary
+    heap, so half the tests of whether to go down one more, which the host
+    cannot predict, and the smallest child chosen with selects (only the
+    root is ever read, so any valid heap gives the same simulation).  Its
+    positions are unsigned: no test for a negative index at each read."""
+    row = np.uint64(s)
+    m = np.uint64(n)
+    i = np.uint64(0)
     while True:
-        c = 2 * i + 1
-        if c >= n:
+        c = np.uint64(HEAP_D) * i + np.uint64(1)
+        if c >= m:
             break
-        if c + 1 < n and h[s, c + 1] < h[s, c]:
-            c += 1
-        if h[s, c] >= val:
+        k = c
+        kv = h[row, c]
+        for j in range(c + np.uint64(1), min(c + np.uint64(HEAP_D), m)):
+            v = h[row, j]
+            smaller = v < kv
+            k = j if smaller else k
+            kv = v if smaller else kv
+        if kv >= val:
             break
-        h[s, i] = h[s, c]
-        i = c
-    h[s, i] = val
+        h[row, i] = kv
+        i = k
+    h[row, i] = val
 
 
 @njit(cache=True, _nrt=False, inline="always")
