@@ -40,7 +40,7 @@ where work was removed, and a timing (``simulator_ab.py``) whether it
 mattered.  Valgrind does not run AVX-512 code, so the child is compiled
 for a fixed AVX2 processor (:data:`COUNT_CPU`, its own numba cache
 entries) and first compiled natively, outside valgrind; it runs about
-25x slower there (the medium ``spmv-scalar``: about a minute).  With
+20-25x slower there (the medium ``spmv-scalar``: about two minutes in all).  With
 ``--misses`` callgrind also models the host's branch predictor and
 caches, and each function's mispredicted branches and cache misses are
 printed beside its instructions (models, not the host's own counters,
