@@ -206,18 +206,22 @@ def _callgrind_events(path: Path) -> tuple[list[str], dict[int, list[int]]]:
     return events, costs
 
 
-def _callgrind_counts(path: Path) -> collections.Counter:
-    """Instructions executed (callgrind's first event, Ir), by address."""
-    _, costs = _callgrind_events(path)
+def _instructions(costs: dict) -> collections.Counter:
+    """Instructions executed (callgrind's first event, Ir), by address, of
+    :func:`_callgrind_events`' costs."""
     return collections.Counter({a: row[0] for a, row in costs.items() if row[0]})
 
 
-def _event_totals(path: Path, funcs: list) -> None:
+def _callgrind_counts(path: Path) -> collections.Counter:
+    """Instructions executed, by address, from a callgrind profile."""
+    return _instructions(_callgrind_events(path)[1])
+
+
+def _event_totals(events: list, costs: dict, funcs: list) -> None:
     """Each listed function's total of every event of a profile taken with
     ``--misses``: its branches and mispredicted branches as callgrind's
     predictor models them, its loads and stores and their misses in the
     host's L1 as its cache model has them."""
-    events, costs = _callgrind_events(path)
     if len(events) == 1:
         return
     print(f"\nper function ({' '.join(events)}; callgrind's models of the branch predictor and caches):")
@@ -231,7 +235,11 @@ def _event_totals(path: Path, funcs: list) -> None:
 
 
 def report(out: Path, top: int, count: bool = False) -> None:
-    hits_at = _callgrind_counts(out / "callgrind.out") if count else _perf_samples(out)
+    if count:     # the profile (tens of MB) read once, for the counts and the event totals
+        events, costs = _callgrind_events(out / "callgrind.out")
+        hits_at = _instructions(costs)
+    else:
+        hits_at = _perf_samples(out)
     what = "instructions executed" if count else "samples"
     funcs = [(n, int(a), int(s)) for n, a, s in (line.split() for line in open(out / "functions.txt"))]
     inside = sum(n for ip, n in hits_at.items() if any(a <= ip < a + s for _, a, s in funcs))
@@ -261,7 +269,7 @@ def report(out: Path, top: int, count: bool = False) -> None:
             hot = " | ".join(i[:36] for _, i in sorted(ins, key=lambda x: -x[0])[:3])
             print(f"  {first:6x}-{last:6x} {n:7d} {n / total * 100:5.1f}%  {hot}")
     if count:
-        _event_totals(out / "callgrind.out", funcs)
+        _event_totals(events, costs, funcs)
     print(f"\nannotated disassembly: {out}/<function>.ann")
 
 

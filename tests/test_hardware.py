@@ -192,7 +192,6 @@ def test_engine_config_is_a_frozen_typed_record_of_the_declared_table():
     assert E.EngineConfig.from_hardware(load_hardware("tbpoint-fermi-sm7")).cores == 7
 
 
-
 def test_variants_change_only_what_the_engine_reads_at_run_time():
     """One compiled engine serves a whole sweep: every hardware variant key
     (the SM count, warps, scheduler, clocks, MSHRs) changes only entries of
@@ -243,6 +242,7 @@ def test_an_engine_is_compiled_per_structure_and_shared_by_variants():
     specialized._loaded.clear()       # a new process: the copy is found, not written again
     again = engine_for(E.config_vector(load_hardware("gpumech-baseline")))
     assert again.__file__ == base.__file__ and Path(again.__file__).stat().st_mtime_ns == stamp
+
 
 def test_memory_space_codes_are_defined_once():
     """The trace's space codes come from ptx.isa everywhere (the static
