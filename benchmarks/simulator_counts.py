@@ -85,6 +85,10 @@ ENGINE_PATCHES = [
     ("        if m > CAL_INTERVALS:      # the row has room for one more: merge the smallest gap\n",
      "        if m > CAL_INTERVALS:      # the row has room for one more: merge the smallest gap\n"
      "            cal[X, 5] += 1\n"),
+    # the slices booked on the interval calendar, whose walk the counts describe: the same starts and
+    # intervals as their calendar of bits (engine.book_bits; tests/test_simulator.py)
+    ("    start = book_bits(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])\n",
+     "    start = _book(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])\n"),
     ("        nret = 0\n        for s in range(S):\n",
      "        nret = 0\n        chan_cal[chan_cal.shape[0] - 1, 8] += 1\n        for s in range(S):\n"),
     ("            base = s * MAXW\n            issued = 0\n",
@@ -132,7 +136,7 @@ _L2_ARGS = "C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST"
 L2_CALLS = [(20, f"rdy = _l2(line, lsu, 0, {_L2_ARGS}, pc)\n"),       # a load's L1 miss
             (16, f"_l2(line, lsu, 1, {_L2_ARGS}, -1)\n"),             # a store
             (16, f"rdy = _l2(line, lsu, 2, {_L2_ARGS}, -1)\n")]       # an atomic
-SLICE = "    start = _book(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])\n"
+SLICE = "    start = book_bits(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])\n"
 BANK = "    start = _book(bank_cal, b, t, rm + np.int64(np.ceil(burst)), now)\n"
 CHANNEL = "    slot = _book(chan_cal, ch, np.int64(np.ceil((start + rm) / burst)), 1, np.int64(now / burst))\n"
 ISSUE_CALL = ("                    rc = _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,\n"
@@ -141,7 +145,7 @@ ISSUE_CALL = ("                    rc = _issue(w, s, t, C, G, W, B, SM, regready
 VISIT_END = ("            if stalls:\n                ST[ST_STALL0 + SM[s, SM_CAUSE]] += 1\n"
              "                SM[s, SM_SEEN] = t + 1\n")
 TICK_PATCHES = [
-    ("from ..intrinsics import prefetch\n", "from ..intrinsics import prefetch, cycles\n"),
+    ("from ..intrinsics import lowest_bit, prefetch\n", "from ..intrinsics import lowest_bit, prefetch, cycles\n"),
     (SLICE, _timed(SLICE, 20, "slice_cal", "    ")),
     (BANK, _timed(BANK, 20, "bank_cal", "    ")),
     (CHANNEL, _timed(CHANNEL, 21, "chan_cal", "    ")),
@@ -177,9 +181,10 @@ def tick_shares(sim) -> list[tuple[str, float]]:
 
 
 # the calendars, one row more (sim/simulator.py)
-SIMULATOR_PATCHES = [(f"self.{c} = np.zeros(({n}, E.CAL_WIDTH), np.int64)",
-                      f"self.{c} = np.zeros(({n} + 1, E.CAL_WIDTH), np.int64)")
-                     for c, n in (("slice_cal", "cfg.l2_slices"), ("bank_cal", "nb"), ("chan_cal", "cfg.ch"))]
+SIMULATOR_PATCHES = [(f"self.{c} = np.zeros(({n}, E.{w}), np.int64)",
+                      f"self.{c} = np.zeros(({n} + 1, E.{w}), np.int64)")
+                     for c, n, w in (("slice_cal", "cfg.l2_slices", "RING_WIDTH"), ("bank_cal", "nb", "CAL_WIDTH"),
+                                     ("chan_cal", "cfg.ch", "CAL_WIDTH"))]
 
 
 def patch(path: Path, replaces) -> None:

@@ -313,6 +313,45 @@ def test_resource_calendar_serves_requests_by_arrival_not_booking_order():
             busy |= set(range(x, x + n))
 
 
+def test_calendar_as_bits_books_what_the_interval_calendar_books():
+    """The L2 slices' calendar held as bits (engine.book_bits) must give the
+    interval calendar's start for every booking: arrivals in any order, at
+    the current cycle and beyond the ring (where it keeps intervals until
+    they end within it again), and rows that overflow, whose smallest gap
+    merges (the first of equal ones)."""
+    rng = np.random.default_rng(1)
+    modes, full = set(), 0
+    for trial in range(200):
+        ref = np.zeros((1, E.CAL_WIDTH), np.int64)
+        bits = np.zeros((1, E.RING_WIDTH), np.int64)
+        now = int(rng.integers(0, 100_000))
+        spread = int(rng.choice([1, 20, 200, 2000, 6000, 20_000]))
+        nmax = int(rng.choice([1, 2, 3, 6, 40]))
+        for k in range(1500):
+            now += int(rng.integers(0, 4))
+            a = now if rng.random() < 0.25 else now + int(rng.integers(0, spread))
+            n = int(rng.integers(1, nmax + 1))
+            assert E.book_bits(bits, 0, a, n, now) == E._book(ref, 0, a, n, now), (trial, k)
+            full += ref[0, 0] == E.CAL_INTERVALS
+            if bits[0, E.RING_MODE] == 0:    # its count of runs bounds them from above
+                assert bits[0, 0] >= E._ring_runs(bits.copy(), 0, now), (trial, k)
+            modes.add(int(bits[0, E.RING_MODE]))
+    assert modes == {0, 1} and full > 1000      # both forms and full rows (merges) were exercised
+    # a 33rd interval: the first of the two smallest gaps (4 cycles, around the new one) is lost
+    for book, width in ((E._book, E.CAL_WIDTH), (E.book_bits, E.RING_WIDTH)):
+        cal = np.zeros((1, width), np.int64)
+        for k in range(E.CAL_INTERVALS):
+            book(cal, 0, 10 * k, 1, 0)
+        assert book(cal, 0, 305, 1, 0) == 305
+        assert book(cal, 0, 301, 1, 0) == 306 and book(cal, 0, 307, 1, 0) == 307
+    # a run that ends at the ring's last cycle is a run of its own, whatever the word that holds the
+    # cycles a ring earlier (the current one) has at the cycle after it
+    bits = np.zeros((1, E.RING_WIDTH), np.int64)
+    limit = E.RING_WORDS * 64
+    assert E.book_bits(bits, 0, 0, 1, 0) == 0 and E.book_bits(bits, 0, limit - 1, 1, 0) == limit - 1
+    assert bits[0, 0] == E._ring_runs(bits.copy(), 0, 0) == 2
+
+
 def test_xor_slice_hash_spreads_a_stride_that_is_a_multiple_of_the_slices():
     """l2.slice_hash: xor folds the line index before the modulo, so a
     column of 24-line rows (a multiple of 6 slices) no longer lands on one

@@ -32,7 +32,7 @@ import dataclasses
 import numpy as np
 from numba import njit
 
-from ..intrinsics import prefetch
+from ..intrinsics import lowest_bit, prefetch
 from .hardware import field_value, l2_service_cycles
 # the per-PC static table P, its instruction kinds and the trace's memory
 # spaces: the public interface shared with GPUMech (static.py)
@@ -215,6 +215,16 @@ CAL_INTERVALS = 32
 CAL_WIDTH = 3 + 2 * CAL_INTERVALS   # room for one interval more while merging
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _smallest_gap(cal, r, m):
+    """The first interval of the row's ``m`` that the smallest gap follows."""
+    g = 0
+    for k in range(1, m - 1):
+        if cal[r, 1 + 2 * (k + 1)] - cal[r, 2 + 2 * k] < cal[r, 1 + 2 * (g + 1)] - cal[r, 2 + 2 * g]:
+            g = k
+    return g
+
+
 @njit(cache=True, _nrt=False)
 def _book(cal, r, a, n, now):
     """Book ``n`` cycles (slots) of resource ``r`` from the first free run at
@@ -270,15 +280,140 @@ def _book(cal, r, a, n, now):
         cal[r, 2 + 2 * i] = s + n
         m += 1
         if m > CAL_INTERVALS:      # the row has room for one more: merge the smallest gap
-            g = 0
-            for k in range(1, m - 1):
-                if cal[r, 1 + 2 * (k + 1)] - cal[r, 2 + 2 * k] < cal[r, 1 + 2 * (g + 1)] - cal[r, 2 + 2 * g]:
-                    g = k
+            g = _smallest_gap(cal, r, m)
             cal[r, 2 + 2 * g] = cal[r, 2 + 2 * (g + 1)]
             for k in range(1 + 2 * (g + 1), 2 * m - 1):
                 cal[r, k] = cal[r, k + 2]
             m -= 1
     cal[r, 0] = m
+    return s
+
+
+# A calendar's busy cycles as bits (:func:`book_bits`), for the L2 slices:
+# the row of a slice's calendar is CAL_WIDTH entries of intervals, then
+# RING_WORDS words of 64 cycles each, word w of the cycles at word
+# w % RING_WORDS, then the first word not yet cleared, the mode (0: bits, 1:
+# intervals) and the latest booked end.
+RING_WORDS = 64
+RING_CLEARED = CAL_WIDTH + RING_WORDS
+RING_MODE, RING_END = RING_CLEARED + 1, RING_CLEARED + 2
+RING_WIDTH = RING_CLEARED + 3
+ALL = np.int64(-1)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _ring_word(cal, r, w):
+    return cal[r, CAL_WIDTH + (w & (RING_WORDS - 1))]
+
+
+@njit(cache=True, _nrt=False)
+def _ring_runs(cal, r, now):
+    """Write the runs of busy cycles that end after ``now`` into the row's
+    intervals, in order (the first one's start clipped to ``now``: no search
+    or merge reads it), and return how many (the row holds 33)."""
+    first, last = now >> 6, (cal[r, RING_END] - 1) >> 6
+    m = 0
+    inrun = False
+    for w in range(first, last + 1):
+        x = _ring_word(cal, r, w)
+        if w == first:
+            x &= ALL << (now & 63)
+        pos = 0
+        while True:
+            y = (~x if inrun else x) & (ALL << pos)
+            if y == 0:
+                break
+            pos = lowest_bit(y)
+            if inrun:
+                cal[r, 2 * m] = (w << 6) + pos
+            elif m == CAL_INTERVALS + 1:
+                return m + 1
+            else:
+                cal[r, 1 + 2 * m] = (w << 6) + pos
+                m += 1
+            inrun = not inrun
+    if inrun:
+        cal[r, 2 * m] = (last + 1) << 6
+    return m
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _ring_set(cal, r, lo, hi):
+    """Mark cycles [lo, hi) busy, a word at a time."""
+    last = (hi - 1) >> 6
+    for w in range(lo >> 6, last + 1):
+        bits = ALL << (lo & 63) if w == lo >> 6 else ALL
+        if w == last and (hi & 63) != 0:
+            bits &= ~(ALL << (hi & 63))
+        cal[r, CAL_WIDTH + (w & (RING_WORDS - 1))] |= bits
+
+
+@njit(cache=True, _nrt=False)
+def book_bits(cal, r, a, n, now):
+    """:func:`_book` on a calendar held as bits, for an arrival ``a`` at or
+    after ``now``: the same start, the same intervals (the runs of busy
+    cycles) and the same merge of the smallest gap when a booking makes a
+    33rd.  The first free run at or after ``a`` is found in the words from
+    ``a``'s on, where :func:`_book` walked the intervals one by one
+    (docs/simulator.md, Speed).  A booking beyond the ring (RING_WORDS x 64
+    cycles from ``now``'s word) turns the row into :func:`_book`'s
+    intervals, until every interval ends within the ring again."""
+    if cal[r, RING_MODE] == 0:
+        cw = cal[r, RING_CLEARED]
+        while cw < now >> 6:        # the words wholly before now: free for the cycles a ring later
+            cal[r, CAL_WIDTH + (cw & (RING_WORDS - 1))] = 0
+            cw += 1
+        cal[r, RING_CLEARED] = cw
+        wend = cw + RING_WORDS      # the first word the ring cannot hold
+        c = a
+        while True:
+            w = c >> 6
+            free = ~_ring_word(cal, r, w) & (ALL << (c & 63)) if w < wend else ALL
+            while free == 0:
+                w += 1
+                free = ~_ring_word(cal, r, w) if w < wend else ALL
+            p = (w << 6) + lowest_bit(free)
+            w = p >> 6
+            busy = _ring_word(cal, r, w) & (ALL << (p & 63)) if w < wend else np.int64(0)
+            while busy == 0 and (w + 1) << 6 < p + n and w < wend:
+                w += 1
+                busy = _ring_word(cal, r, w) if w < wend else np.int64(0)
+            q = (w << 6) + lowest_bit(busy) if busy != 0 else p + n
+            if q - p >= n:
+                break
+            c = q
+        if p + n <= wend << 6:
+            _ring_set(cal, r, p, p + n)
+            if p + n > cal[r, RING_END]:
+                cal[r, RING_END] = p + n
+            # a run of its own may make a 33rd (the one at now counts as new: _book has forgotten a run
+            # that ends by now)
+            after = p + n < wend << 6 and (_ring_word(cal, r, (p + n) >> 6) >> ((p + n) & 63)) & 1 == 1
+            before = p > now and (_ring_word(cal, r, (p - 1) >> 6) >> ((p - 1) & 63)) & 1 == 1
+            # cal[r, 0] bounds the runs from above (runs end and join, but only such a booking adds one), so
+            # they are counted only when the bound passes the row's size
+            if not (after or before):
+                cal[r, 0] += 1
+                if cal[r, 0] > CAL_INTERVALS:
+                    m = _ring_runs(cal, r, now)
+                    if m > CAL_INTERVALS:      # _book's merge of the smallest gap (the first of equal ones)
+                        g = _smallest_gap(cal, r, m)
+                        _ring_set(cal, r, cal[r, 2 + 2 * g], cal[r, 1 + 2 * (g + 1)])
+                        m -= 1
+                    cal[r, 0] = m
+            return p
+        cal[r, 0] = _ring_runs(cal, r, now)      # beyond the ring: the runs as intervals
+        cal[r, RING_MODE] = 1
+    s = _book(cal, r, a, n, now)
+    m = cal[r, 0]
+    if m == 0 or cal[r, 2 * m] <= ((now >> 6) + RING_WORDS) << 6:      # back to bits
+        for k in range(RING_WORDS):
+            cal[r, CAL_WIDTH + k] = 0
+        for i in range(m):
+            _ring_set(cal, r, max(cal[r, 1 + 2 * i], now), cal[r, 2 + 2 * i])
+        cal[r, RING_CLEARED] = now >> 6
+        cal[r, RING_END] = cal[r, 2 * m] if m > 0 else now
+        cal[r, RING_MODE] = 0
     return s
 
 
@@ -378,7 +513,7 @@ def _l2(line, t, mode, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst,
     icnt = K[C_ICNT]
     nsl = K[C_L2_SLICES]
     sl = l2_slice(line, nsl, K[C_L2_HASH])
-    start = _book(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])
+    start = book_bits(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])
     lookup_done = start + K[C_L2_LAT] - 2 * icnt
     ST[ST_L2_ACC] += 1
     G[G_L2_ACC] += 1

@@ -179,7 +179,7 @@ class Simulator:
         n2 = cfg.l2_slices * cfg.l2_sets * cfg.l2_ways
         self.L2 = np.zeros((4, n2), np.int64)
         self.L2[E.L2_TAG] = -1
-        self.slice_cal = np.zeros((cfg.l2_slices, E.CAL_WIDTH), np.int64)
+        self.slice_cal = np.zeros((cfg.l2_slices, E.RING_WIDTH), np.int64)
         nb = cfg.ch * cfg.banks
         self.bank_cal = np.zeros((nb, E.CAL_WIDTH), np.int64)
         self.bank_row = np.full(nb, -1, np.int64)
