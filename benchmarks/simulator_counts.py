@@ -68,6 +68,10 @@ from simulator_ab import alternate
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "pipeline_lib_counts"
 
+# the calendars' bookings in sim/engine.py (the slices' and channels' as bits)
+SLICE = "    start = book_bits(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])\n"
+BANK = "    start = _book(bank_cal, b, t, rm + np.int64(np.ceil(burst)), now)\n"
+CHANNEL = "    slot = book_bits(chan_cal, ch, np.int64(np.ceil((start + rm) / burst)), 1, np.int64(now / burst))\n"
 # (text, what replaces it) in sim/engine.py, each text found exactly once.
 # X is the counter row: the last row of the calendar array, which no
 # resource index reaches.
@@ -85,10 +89,10 @@ ENGINE_PATCHES = [
     ("        if m > CAL_INTERVALS:      # the row has room for one more: merge the smallest gap\n",
      "        if m > CAL_INTERVALS:      # the row has room for one more: merge the smallest gap\n"
      "            cal[X, 5] += 1\n"),
-    # the slices booked on the interval calendar, whose walk the counts describe: the same starts and
-    # intervals as their calendar of bits (engine.book_bits; tests/test_simulator.py)
-    ("    start = book_bits(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])\n",
-     "    start = _book(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])\n"),
+    # the slices and channels booked on the interval calendar, whose walk the counts describe: the same
+    # starts and intervals as their calendar of bits (engine.book_bits; tests/test_simulator.py)
+    (SLICE, SLICE.replace("book_bits", "_book")),
+    (CHANNEL, CHANNEL.replace("book_bits", "_book")),
     ("        nret = 0\n        for s in range(S):\n",
      "        nret = 0\n        chan_cal[chan_cal.shape[0] - 1, 8] += 1\n        for s in range(S):\n"),
     ("            base = s * MAXW\n            issued = 0\n",
@@ -136,9 +140,6 @@ _L2_ARGS = "C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST"
 L2_CALLS = [(20, f"rdy = _l2(line, lsu, 0, {_L2_ARGS}, pc)\n"),       # a load's L1 miss
             (16, f"_l2(line, lsu, 1, {_L2_ARGS}, -1)\n"),             # a store
             (16, f"rdy = _l2(line, lsu, 2, {_L2_ARGS}, -1)\n")]       # an atomic
-SLICE = "    start = book_bits(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])\n"
-BANK = "    start = _book(bank_cal, b, t, rm + np.int64(np.ceil(burst)), now)\n"
-CHANNEL = "    slot = _book(chan_cal, ch, np.int64(np.ceil((start + rm) / burst)), 1, np.int64(now / burst))\n"
 ISSUE_CALL = ("                    rc = _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,\n"
               "                                t_loff, t_lines, P, L1, mshr, L2, slice_cal,\n"
               "                                bank_cal, bank_row, chan_cal, burst, ST, PCST, ubbv)\n")
@@ -184,7 +185,7 @@ def tick_shares(sim) -> list[tuple[str, float]]:
 SIMULATOR_PATCHES = [(f"self.{c} = np.zeros(({n}, E.{w}), np.int64)",
                       f"self.{c} = np.zeros(({n} + 1, E.{w}), np.int64)")
                      for c, n, w in (("slice_cal", "cfg.l2_slices", "RING_WIDTH"), ("bank_cal", "nb", "CAL_WIDTH"),
-                                     ("chan_cal", "cfg.ch", "CAL_WIDTH"))]
+                                     ("chan_cal", "cfg.ch", "RING_WIDTH"))]
 
 
 def patch(path: Path, replaces) -> None:

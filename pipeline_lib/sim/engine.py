@@ -465,7 +465,7 @@ def _dram(line, t, now, is_write, C, bank_cal, bank_row, chan_cal, burst, ST):
         ST[ST_ROW_ACT] += 1
     bank_row[b] = row if K[C_ROW_OPEN] == 1 else -1
     start = _book(bank_cal, b, t, rm + np.int64(np.ceil(burst)), now)
-    slot = _book(chan_cal, ch, np.int64(np.ceil((start + rm) / burst)), 1, np.int64(now / burst))
+    slot = book_bits(chan_cal, ch, np.int64(np.ceil((start + rm) / burst)), 1, np.int64(now / burst))
     data = slot * burst
     if is_write:
         ST[ST_DRAM_WR] += 1

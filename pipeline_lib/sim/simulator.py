@@ -183,7 +183,7 @@ class Simulator:
         nb = cfg.ch * cfg.banks
         self.bank_cal = np.zeros((nb, E.CAL_WIDTH), np.int64)
         self.bank_row = np.full(nb, -1, np.int64)
-        self.chan_cal = np.zeros((cfg.ch, E.CAL_WIDTH), np.int64)
+        self.chan_cal = np.zeros((cfg.ch, E.RING_WIDTH), np.int64)
         self.ubbv = np.zeros(self.n_gbb, np.int64)
         self.retired = np.zeros(S * MAXB + 1, np.int64)
         self._units, self._unit_bbv = [], []
