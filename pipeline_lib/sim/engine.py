@@ -289,21 +289,22 @@ def _book(cal, r, a, n, now):
     return s
 
 
-# A calendar's busy cycles as bits (:func:`book_bits`), for the L2 slices:
-# the row of a slice's calendar is CAL_WIDTH entries of intervals, then
-# RING_WORDS words of 64 cycles each, word w of the cycles at word
-# w % RING_WORDS, then the first word not yet cleared, the mode (0: bits, 1:
-# intervals) and the latest booked end.
+# A calendar's busy cycles as bits (:func:`book_bits`), for the L2 slices
+# and the DRAM channels: the row is CAL_WIDTH entries of intervals, then
+# the mode (0: bits, 1: intervals), the first word not yet cleared and the
+# latest booked end, then RING_WORDS words of 64 cycles each, word w of the
+# cycles at word w % RING_WORDS.
 RING_WORDS = 64
-RING_CLEARED = CAL_WIDTH + RING_WORDS
-RING_MODE, RING_END = RING_CLEARED + 1, RING_CLEARED + 2
-RING_WIDTH = RING_CLEARED + 3
+RING_MODE, RING_CLEARED, RING_END = CAL_WIDTH, CAL_WIDTH + 1, CAL_WIDTH + 2
+RING0 = CAL_WIDTH + 3
+RING_WIDTH = RING0 + RING_WORDS
+SPARSE_RUNS, DENSE_RUNS = 4, 8
 ALL = np.int64(-1)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def _ring_word(cal, r, w):
-    return cal[r, CAL_WIDTH + (w & (RING_WORDS - 1))]
+    return cal[r, RING0 + (w & (RING_WORDS - 1))]
 
 
 @njit(cache=True, _nrt=False)
@@ -345,7 +346,7 @@ def _ring_set(cal, r, lo, hi):
         bits = ALL << (lo & 63) if w == lo >> 6 else ALL
         if w == last and (hi & 63) != 0:
             bits &= ~(ALL << (hi & 63))
-        cal[r, CAL_WIDTH + (w & (RING_WORDS - 1))] |= bits
+        cal[r, RING0 + (w & (RING_WORDS - 1))] |= bits
 
 
 @njit(cache=True, _nrt=False)
@@ -359,9 +360,9 @@ def book_bits(cal, r, a, n, now):
     cycles from ``now``'s word) turns the row into :func:`_book`'s
     intervals, until every interval ends within the ring again."""
     if cal[r, RING_MODE] == 0:
-        cw = cal[r, RING_CLEARED]
+        cw = max(cal[r, RING_CLEARED], (now >> 6) - RING_WORDS)   # (each word once after a long pause)
         while cw < now >> 6:        # the words wholly before now: free for the cycles a ring later
-            cal[r, CAL_WIDTH + (cw & (RING_WORDS - 1))] = 0
+            cal[r, RING0 + (cw & (RING_WORDS - 1))] = 0
             cw += 1
         cal[r, RING_CLEARED] = cw
         wend = cw + RING_WORDS      # the first word the ring cannot hold
@@ -401,18 +402,20 @@ def book_bits(cal, r, a, n, now):
                         _ring_set(cal, r, cal[r, 2 + 2 * g], cal[r, 1 + 2 * (g + 1)])
                         m -= 1
                     cal[r, 0] = m
+                    if m <= SPARSE_RUNS:     # the row already holds them as intervals
+                        cal[r, RING_MODE] = 1
             return p
         cal[r, 0] = _ring_runs(cal, r, now)      # beyond the ring: the runs as intervals
         cal[r, RING_MODE] = 1
     s = _book(cal, r, a, n, now)
     m = cal[r, 0]
-    if m == 0 or cal[r, 2 * m] <= ((now >> 6) + RING_WORDS) << 6:      # back to bits
+    if m >= DENSE_RUNS and cal[r, 2 * m] <= ((now >> 6) + RING_WORDS) << 6:      # back to bits
         for k in range(RING_WORDS):
-            cal[r, CAL_WIDTH + k] = 0
+            cal[r, RING0 + k] = 0
         for i in range(m):
             _ring_set(cal, r, max(cal[r, 1 + 2 * i], now), cal[r, 2 + 2 * i])
         cal[r, RING_CLEARED] = now >> 6
-        cal[r, RING_END] = cal[r, 2 * m] if m > 0 else now
+        cal[r, RING_END] = cal[r, 2 * m]
         cal[r, RING_MODE] = 0
     return s
 
