@@ -506,7 +506,7 @@ def _l2_touch(line, mode, G, L2):
     return -1, victim
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _l2(line, t, mode, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, pc):
     """A request for ``line`` leaves an SM at cycle ``t``; mode 0 read (L1
     fill), 1 write (store), 2 atomic.  Returns the cycle the reply reaches the
