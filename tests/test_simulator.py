@@ -328,7 +328,7 @@ def test_calendar_as_bits_books_what_the_interval_calendar_books():
         spread = int(rng.choice([1, 20, 200, 2000, 6000, 20_000]))
         nmax = int(rng.choice([1, 2, 3, 6, 40]))
         for k in range(1500):
-            now += int(rng.integers(0, 4))
+            now += int(rng.integers(0, 4)) if rng.random() < 0.999 else int(rng.integers(1, 20_000))  # a pause
             a = now if rng.random() < 0.25 else now + int(rng.integers(0, spread))
             n = int(rng.integers(1, nmax + 1))
             assert E.book_bits(bits, 0, a, n, now) == E._book(ref, 0, a, n, now), (trial, k)
