@@ -314,11 +314,12 @@ def test_resource_calendar_serves_requests_by_arrival_not_booking_order():
 
 
 def test_calendar_as_bits_books_what_the_interval_calendar_books():
-    """The L2 slices' calendar held as bits (engine.book_bits) must give the
-    interval calendar's start for every booking: arrivals in any order, at
-    the current cycle and beyond the ring (where it keeps intervals until
-    they end within it again), and rows that overflow, whose smallest gap
-    merges (the first of equal ones)."""
+    """A calendar held as bits (engine.book_bits: the L2 slices' and DRAM
+    channels') must give the interval calendar's start for every booking:
+    arrivals in any order, at the current cycle and beyond the ring (where
+    it keeps intervals until they end within it again), after pauses of the
+    clock, in sparse rows (kept as intervals) and in rows that overflow,
+    whose smallest gap merges (the first of equal ones)."""
     rng = np.random.default_rng(1)
     modes, full = set(), 0
     for trial in range(200):

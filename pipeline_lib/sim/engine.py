@@ -358,7 +358,9 @@ def book_bits(cal, r, a, n, now):
     ``a``'s on, where :func:`_book` walked the intervals one by one
     (docs/simulator.md, Speed).  A booking beyond the ring (RING_WORDS x 64
     cycles from ``now``'s word) turns the row into :func:`_book`'s
-    intervals, until every interval ends within the ring again."""
+    intervals, and so does a count of SPARSE_RUNS runs or fewer (a short
+    walk costs less than the bits); it goes back to bits when it holds
+    DENSE_RUNS intervals or more and every one ends within the ring."""
     if cal[r, RING_MODE] == 0:
         cw = max(cal[r, RING_CLEARED], (now >> 6) - RING_WORDS)   # (each word once after a long pause)
         while cw < now >> 6:        # the words wholly before now: free for the cycles a ring later
