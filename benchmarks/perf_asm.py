@@ -69,7 +69,8 @@ FUNCTIONS = ("_interp", "exec_general", "_half_warps", "run_blocks")
 COUNT_CPU = {"NUMBA_CPU_NAME": "haswell",
              "NUMBA_CPU_FEATURES": "+64bit,+avx,+avx2,+bmi,+bmi2,+cmov,+cx16,+cx8,+f16c,+fma,+fxsr,+lzcnt,+mmx,"
                                    "+movbe,+popcnt,+sahf,+sse,+sse2,+sse3,+sse4.1,+sse4.2,+ssse3,+xsave"}
-SIM_FUNCTIONS = ("run", "_l2", "_book", "book_bits", "heap_replace_min", "_next_ready", "_release_barrier", "_retire")
+#: the engine's functions that stay calls (the L2 path is inlined into run)
+SIM_FUNCTIONS = ("run", "_book", "book_bits", "heap_replace_min", "_next_ready", "_release_barrier", "_retire")
 
 
 def _cached_objects(dispatcher) -> list[bytes]:

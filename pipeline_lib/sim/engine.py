@@ -307,6 +307,12 @@ def _ring_word(cal, r, w):
     return cal[r, RING0 + (w & (RING_WORDS - 1))]
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _ring_busy(cal, r, x):
+    """Whether cycle ``x`` is booked (``x`` within the ring)."""
+    return (_ring_word(cal, r, x >> 6) >> (x & 63)) & 1 == 1
+
+
 @njit(cache=True, _nrt=False)
 def _ring_runs(cal, r, now):
     """Write the runs of busy cycles that end after ``now`` into the row's
@@ -391,8 +397,8 @@ def book_bits(cal, r, a, n, now):
                 cal[r, RING_END] = p + n
             # a run of its own may make a 33rd (the one at now counts as new: _book has forgotten a run
             # that ends by now)
-            after = p + n < wend << 6 and (_ring_word(cal, r, (p + n) >> 6) >> ((p + n) & 63)) & 1 == 1
-            before = p > now and (_ring_word(cal, r, (p - 1) >> 6) >> ((p - 1) & 63)) & 1 == 1
+            after = p + n < wend << 6 and _ring_busy(cal, r, p + n)
+            before = p > now and _ring_busy(cal, r, p - 1)
             # cal[r, 0] bounds the runs from above (runs end and join, but only such a booking adds one), so
             # they are counted only when the bound passes the row's size
             if not (after or before):
