@@ -635,11 +635,19 @@ def heap_replace_min(h, s, n, val):
             break
         k = c
         kv = h[row, c]
-        for j in range(c + np.uint64(1), min(c + np.uint64(HEAP_D), m)):
-            v = h[row, j]
-            smaller = v < kv
-            k = j if smaller else k
-            kv = v if smaller else kv
+        if c + np.uint64(HEAP_D) <= m:
+            # all HEAP_D children: a fixed number of selects, no loop to count
+            for j in range(1, HEAP_D):
+                v = h[row, c + np.uint64(j)]
+                smaller = v < kv
+                k = c + np.uint64(j) if smaller else k
+                kv = v if smaller else kv
+        else:
+            for j in range(c + np.uint64(1), m):
+                v = h[row, j]
+                smaller = v < kv
+                k = j if smaller else k
+                kv = v if smaller else kv
         if kv >= val:
             break
         h[row, i] = kv
