@@ -1,6 +1,6 @@
 """Event counts of the detailed simulator's engine: scheduler visits and calendar bookings.
 
-    .venv/bin/python benchmarks/simulator_counts.py [trace_dir ...] [--hw NAME] [--intervals N] [--rescan] [--ticks]
+    .venv/bin/python benchmarks/simulator_counts.py [trace_dir ...] [--hw NAME] [--intervals N] [--ticks]
 
 What a speed change to the engine would have to cut (docs/simulator.md,
 Speed).  The working tree's ``pipeline_lib`` is copied into a temporary
@@ -13,8 +13,9 @@ the copy compiles without numba's cache).  Prints, per trace (default: the
 medium ``spmv-scalar`` and ``lbm`` under results/traces/):
 
 - the clock's steps (each a pass over the SMs), the SM visits, the visits
-  at which a warp issued, and the warp slots the round-robin scan checked,
-  each per warp instruction issued;
+  at which a warp issued, and the ready warp slots the round-robin
+  scheduler tried (issued or found its unit busy), each per warp
+  instruction issued;
 - per calendar (L2 slices, DRAM banks, DRAM channel buses): the bookings,
   the mean number of booked intervals a booking finds (after the ended
   ones are forgotten), the share that append after the last interval or
@@ -27,25 +28,17 @@ too: the script prints how far each trace's cycles move (total and the
 largest move of one launch), that is, what the merges of the smallest gap
 on overflow cost the model.
 
-With ``--rescan`` a second copy, without the counters, scans every visited
-SM's warp slots a second time (the earliest ready cycle of its running
-warps, added into the calendar's extra row so that the compiler keeps the
-loop), and it and the working tree's engine simulate each trace
-alternately, three times each: the ratio of their fastest times is a
-lower bound on what the round-robin scan's checks cost (the second pass
-finds the slots in the host's L1, where the first brought them).
-
-With ``--ticks`` a third copy reads the host's time-stamp counter (LLVM's
+With ``--ticks`` a second copy reads the host's time-stamp counter (LLVM's
 ``readcyclecounter``: ``rdtsc`` on x86, no performance counters needed)
 around the parts of the engine and prints each part's share of the time
 spent in ``run``: the clock's steps outside the SM visits (block dispatch,
-the next visit's cycle), the visits outside the issues (the scan and its
-bookkeeping), the issues outside their cache path, the cache path outside
+the next visit's cycle), the visits outside the issues (the mask of ready
+slots and its bookkeeping), the issues outside their cache path, the cache path outside
 the L2 (L1 tags, MSHRs), the L2 and DRAM path outside the calendars, and
 the three calendars' bookings.  Each reading of the counter lands in the
-part it is taken in, so the short parts' shares are upper bounds.  Unlike a second pass over the same data
-(``--rescan``), the readings time the parts as they run, with the host
-caches and branch history the engine leaves them.
+part it is taken in, so the short parts' shares are upper bounds.  The
+readings time the parts as they run, with the host caches and branch
+history the engine leaves them.
 
 The script also measures what a reading costs (the mean ticks between
 two back-to-back readings) and prints the readings taken per warp
@@ -53,7 +46,7 @@ instruction, which bound their share of the ticks.
 
 The instrumented engine runs slower than the real one; the counts are
 exact.  The round-robin scheduler's only: with ``--hw`` naming a
-greedy-then-oldest scheduler the scan's count stays 0 and ``--ticks``
+greedy-then-oldest scheduler the slots' count stays 0 and ``--ticks``
 does not time the issues.
 """
 import argparse
@@ -63,7 +56,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from simulator_ab import alternate
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "pipeline_lib_counts"
@@ -97,20 +89,13 @@ ENGINE_PATCHES = [
      "        nret = 0\n        chan_cal[chan_cal.shape[0] - 1, 8] += 1\n        for s in range(S):\n"),
     ("            base = s * MAXW\n            issued = 0\n",
      "            base = s * MAXW\n            chan_cal[chan_cal.shape[0] - 1, 9] += 1\n            issued = 0\n"),
-    ("                        rw = W[np.uint64(w), W_READY]\n",
-     "                        chan_cal[chan_cal.shape[0] - 1, 10] += 1\n"
-     "                        rw = W[np.uint64(w), W_READY]\n"),
+    ("                    rw = SM[row, np.uint64(SM_READY + j)]\n",
+     "                    chan_cal[chan_cal.shape[0] - 1, 10] += 1\n"
+     "                    rw = SM[row, np.uint64(SM_READY + j)]\n"),
     ("            if issued > 0 or retired_here:\n                SM[s, SM_NEXT] = t + 1\n",
      "            if issued > 0:\n                chan_cal[chan_cal.shape[0] - 1, 11] += 1\n"
      "            if issued > 0 or retired_here:\n                SM[s, SM_NEXT] = t + 1\n"),
 ]
-# a second scan of the SM's warp slots at every visit (--rescan)
-RESCAN_PATCH = ("            if issued > 0 or retired_here:\n                SM[s, SM_NEXT] = t + 1\n",
-                "            dm = INF\n            for w in range(base, base + MAXW):\n"
-                "                if W[w, W_READY] < dm and W[w, W_STATUS] == WS_RUN:\n"
-                "                    dm = W[w, W_READY]\n"
-                "            chan_cal[chan_cal.shape[0] - 1, 0] += dm & 1\n"
-                "            if issued > 0 or retired_here:\n                SM[s, SM_NEXT] = t + 1\n")
 # the time-stamp counter around the engine's parts (--ticks); each part's
 # ticks are summed into a column of a calendar's extra row
 CYCLES_INTRINSIC = '''
@@ -231,14 +216,6 @@ def reading_ticks(name: str, pairs: int = 10_000_000) -> float:
     return pairs_apart(pairs) / pairs
 
 
-def fastest_ratio(old, new, hw, trace, reps: int = 3) -> float:
-    """Fastest time of simulator module ``new`` over that of ``old`` on
-    ``trace``, the two run alternately (simulator_ab.alternate)."""
-    new.Simulator(hw, trace).run()          # a copy compiles at its first run
-    runs, _ = alternate({"old": old, "new": new}, hw, trace, reps)
-    return min(runs["new"]) / min(runs["old"])
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("traces", nargs="*", type=Path,
@@ -246,7 +223,6 @@ def main():
     ap.add_argument("--hw", default="gpumech-baseline")
     ap.add_argument("--intervals", type=int, default=None,
                     help="calendar rows of this many intervals, cycles compared with the working tree's engine")
-    ap.add_argument("--rescan", action="store_true", help="time a second scan of the warp slots at every visit")
     ap.add_argument("--ticks", action="store_true", help="each part's share of the engine's time, by the time-stamp counter")
     args = ap.parse_args()
     from pipeline_lib.sim import load_hardware
@@ -259,7 +235,6 @@ def main():
         row = [(f"\nCAL_INTERVALS = {CAL_INTERVALS}\n", f"\nCAL_INTERVALS = {args.intervals}\n")] \
             if args.intervals else []
         simulator = copied(Path(tmp), NAME, ENGINE_PATCHES + row)
-        rescan = copied(Path(tmp), NAME + "_rescan", [RESCAN_PATCH]) if args.rescan else None
         ticks = copied(Path(tmp), NAME + "_ticks", TICK_PATCHES, CYCLES_INTRINSIC) if args.ticks else None
         print(f"({args.hw}; per warp instruction issued; calendars: bookings, mean intervals held, "
               "appended or extended, searched, intervals looked at per search, overflows)")
@@ -271,7 +246,7 @@ def main():
             v = sim.chan_cal[-1]
             print(f"{path.name}: {n / 1e6:.2f} M warp instructions, {result.launches['cycles'].sum() / 1e6:.2f} M "
                   f"cycles; clock steps {v[8] / n:.2f}, SM visits {v[9] / n:.2f} ({v[11] / n:.2f} issuing), "
-                  f"warp slots checked {v[10] / n:.1f}")
+                  f"ready warp slots tried {v[10] / n:.2f}")
             for name in ("slice_cal", "bank_cal", "chan_cal"):
                 c = getattr(sim, name)[-1]
                 k = max(int(c[0]), 1)
@@ -284,9 +259,6 @@ def main():
                 new = result.launches.set_index("launch")["cycles"]
                 print(f"  cycles with rows of {args.intervals} intervals: {100 * (new.sum() / own.sum() - 1):+.3f}% "
                       f"in total, at most {100 * ((new - own) / own).abs().max():.3f}% in a launch", flush=True)
-            if rescan is not None:
-                ratio = fastest_ratio(own_simulator, rescan, hw, trace)
-                print(f"  host time with a second scan at every visit: {ratio:.2f}x (fastest of 3 each)", flush=True)
             if ticks is not None:
                 timed = ticks.Simulator(hw, trace)
                 timed.run()

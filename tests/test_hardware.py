@@ -120,6 +120,7 @@ def test_variant_names_compose_fields_of_a_base_file():
     ("tbpoint-fermi-w16-gto", "in the order .*'tbpoint-fermi-gto-w16'"),
     ("tbpoint-fermi-gto-rr", "scheduler given twice"),
     ("tbpoint-fermi-sm0", "invalid field 'cores'"),
+    ("tbpoint-fermi-w65", "invalid field 'sm_limits.warps': 65 is greater than the maximum of 64"),
     ("nothing-sm2", "no hardware configuration"),
 ])
 def test_bad_variant_names_are_explained(name, message):

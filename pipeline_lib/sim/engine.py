@@ -146,7 +146,8 @@ def config_vector(hw: dict) -> np.ndarray:
 
 
 # warp slot fields W[slot, ...]
-W_POS, W_END, W_READY, W_STATUS, W_BSLOT, W_AGE, W_UNIT, W_N = range(8)
+# (a warp's ready cycle is not here but in its SM's row: SM[s, SM_READY + slot within the SM])
+W_POS, W_END, W_STATUS, W_BSLOT, W_AGE, W_UNIT, W_N = range(7)
 WS_FREE, WS_RUN, WS_BAR = 0, 1, 2
 # W_UNIT: the unit the next instruction needs, cached by _unit_busy until the warp advances
 U_UNKNOWN, U_NONE, U_LSU, U_SMEM = -1, 0, 1, 2
@@ -156,7 +157,10 @@ B_ID, B_LIVE, B_ARRIVED, B_N = range(4)
 
 # SM fields SM[s, ...]
 # (SM_SEEN, SM_CAUSE: the first cycle not yet in the stall breakdown and the category it continues with)
-SM_NEXT, SM_LAST, SM_NBLK, SM_LSU, SM_SMEM, SM_PENDING, SM_INSTRS, SM_BLOCKS, SM_SEEN, SM_CAUSE, SM_N = range(11)
+# (SM_READY: the first of MAXW columns, the ready cycle of each of the SM's warp slots -- the earliest
+# cycle its next instruction can issue, INF for a free slot or one waiting at a barrier: one row that
+# the round-robin scan reads in order, where the warp table's rows are a host cache line each)
+SM_NEXT, SM_LAST, SM_NBLK, SM_LSU, SM_SMEM, SM_PENDING, SM_INSTRS, SM_BLOCKS, SM_SEEN, SM_CAUSE, SM_READY = range(11)
 
 # global scalars G[...]
 (G_CYCLE, G_NEXT_BLOCK, G_DONE_BLOCKS, G_ISSUED, G_STAMP, G_AGE, G_UNIT_START, G_UNIT_COUNT,
@@ -656,6 +660,12 @@ def heap_replace_min(h, s, n, val):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def ready_col(SM, s, w):
+    """The column of SM ``s``'s row that holds warp slot ``w``'s ready cycle."""
+    return SM_READY + w - s * (SM.shape[1] - SM_READY)
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _regs_ready(w, r, pc, P, lo, hi, regready):
     """max(r, ready cycle of the registers in P[pc, lo:hi], -1 padded)."""
     for k in range(lo, hi):
@@ -677,12 +687,12 @@ def _next_ready(w, t_min, pc, P, regready):
 
 
 @njit(cache=True, _nrt=False)
-def _release_barrier(s, b, t, C, W, t_pc, P, regready):
+def _release_barrier(s, b, t, C, W, SM, t_pc, P, regready):
     base = s * C[C_MAXW]
     for w in range(base, base + C[C_MAXW]):
         if W[w, W_STATUS] == WS_BAR and W[w, W_BSLOT] == b:
             W[w, W_STATUS] = WS_RUN
-            W[w, W_READY] = _next_ready(w, t + K[C_BAR_LAT], t_pc[W[w, W_POS]], P, regready)
+            SM[s, SM_READY + w - base] = _next_ready(w, t + K[C_BAR_LAT], t_pc[W[w, W_POS]], P, regready)
 
 
 @njit(cache=True, _nrt=False)
@@ -740,12 +750,12 @@ def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_wa
             W[w, W_BSLOT] = bs
             W[w, W_AGE] = G[G_AGE]
             G[G_AGE] += 1
-            W[w, W_READY] = t
+            SM[s, SM_READY + w - wbase] = t
             regready[w, :] = 0
             k += 1
             if W[w, W_POS] >= W[w, W_END]:   # a warp with no instructions
                 W[w, W_STATUS] = WS_FREE
-                W[w, W_READY] = INF
+                SM[s, SM_READY + w - wbase] = INF
                 B[bs, B_LIVE] -= 1
         if SM[s, SM_NEXT] > t:
             SM[s, SM_NEXT] = t
@@ -775,10 +785,10 @@ def _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):
                 u = U_LSU
         W[w, W_UNIT] = u
     if u == U_SMEM and SM[s, SM_SMEM] > t:
-        W[w, W_READY] = SM[s, SM_SMEM]
+        SM[s, ready_col(SM, s, w)] = SM[s, SM_SMEM]
         return True
     if u == U_LSU and SM[s, SM_LSU] > t:
-        W[w, W_READY] = SM[s, SM_LSU]
+        SM[s, ready_col(SM, s, w)] = SM[s, SM_LSU]
         return True
     return False
 
@@ -920,23 +930,23 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
     bs = W[w, W_BSLOT]
     if kind == K_EXIT or r + 1 >= W[w, W_END]:
         W[w, W_STATUS] = WS_FREE
-        W[w, W_READY] = INF
+        SM[s, ready_col(SM, s, w)] = INF
         B[bs, B_LIVE] -= 1
         if B[bs, B_LIVE] == 0:
             return 2
         if B[bs, B_ARRIVED] > 0 and B[bs, B_ARRIVED] == B[bs, B_LIVE]:   # exited warps count as arrived
             B[bs, B_ARRIVED] = 0
-            _release_barrier(s, bs, t, C, W, t_pc, P, regready)
+            _release_barrier(s, bs, t, C, W, SM, t_pc, P, regready)
         return 1
     if kind == K_BAR:
         B[bs, B_ARRIVED] += 1
         W[w, W_STATUS] = WS_BAR
-        W[w, W_READY] = INF
+        SM[s, ready_col(SM, s, w)] = INF
         if B[bs, B_ARRIVED] == B[bs, B_LIVE]:
             B[bs, B_ARRIVED] = 0
-            _release_barrier(s, bs, t, C, W, t_pc, P, regready)
+            _release_barrier(s, bs, t, C, W, SM, t_pc, P, regready)
         return 1
-    W[w, W_READY] = _next_ready(w, next_min, t_pc[r + 1], P, regready)
+    SM[s, ready_col(SM, s, w)] = _next_ready(w, next_min, t_pc[r + 1], P, regready)
     return 1
 
 
@@ -1016,20 +1026,37 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
             base = s * MAXW
             issued = 0
             retired_here = False
+            # The slots ready at t, as a mask from one pass over the SM's row of ready cycles (vector
+            # compares, no branch); the schedulers try its set bits, where a scan checked every slot in
+            # turn and left at one the host cannot predict (docs/simulator.md, Speed).  No slot becomes
+            # ready during the visit (an issued warp, one whose unit is busy and one a barrier releases
+            # are all ready after t), so the mask holds to its end with the tried slots taken out.
+            row = np.uint64(s)
+            ready = np.int64(0)
+            for j in range(MAXW):
+                ready |= np.int64(SM[row, np.uint64(SM_READY + j)] <= t) << j
+            # of the slots tried that did not issue: the earliest ready cycle they had and the first
+            # of them in round-robin order (the next visit's cycle, the stall breakdown's warp)
+            mn = INF
+            mw = -1
+            before = np.int64(0)     # the slots before the round-robin start
             if C[C_GTO] == 1:
                 # greedy: the last issued warp while it can issue, then the oldest
                 while issued < K[C_IW]:
                     cand = SM[s, SM_LAST]
-                    if cand < 0 or W[cand, W_STATUS] != WS_RUN or W[cand, W_READY] > t:
+                    if cand < 0 or (ready >> (cand - base)) & 1 == 0 or W[cand, W_STATUS] != WS_RUN:
                         cand = -1
                         oldest = INF      # the ages are distinct
-                        for w in range(base, base + MAXW):
-                            u = np.uint64(w)     # no test for a negative index (as in the round-robin scan)
-                            if W[u, W_READY] <= t and W[u, W_STATUS] == WS_RUN and W[u, W_AGE] < oldest:
-                                cand = w
+                        m = ready
+                        while m != 0:
+                            u = np.uint64(base + lowest_bit(m))     # no test for a negative index
+                            m &= m - 1
+                            if W[u, W_STATUS] == WS_RUN and W[u, W_AGE] < oldest:
+                                cand = np.int64(u)
                                 oldest = W[u, W_AGE]
                     if cand < 0:
                         break
+                    ready &= ~(np.int64(1) << (cand - base))
                     if _unit_busy(cand, s, t, W, SM, t_pc, t_space, t_nreq, P):
                         if cand == SM[s, SM_LAST]:
                             SM[s, SM_LAST] = -1
@@ -1041,35 +1068,21 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                     retired_here |= rc == 2
                     nret = _after_issue(cand, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv)
             else:
-                # round robin from the warp after the last issued one; the
-                # earliest ready cycle of the warps passed over is kept, so an
-                # SM that issues nothing needs no second pass to find when to
-                # come back
-                mn = INF
-                mw = -1
-                w = SM[s, SM_LAST] if SM[s, SM_LAST] >= 0 else base - 1
-                wend = base + MAXW
-                k = 0
-                while True:
-                    # the warps that cannot issue at t, passed over in a loop of their own, whose
-                    # variables the compiler keeps in registers (unsigned indices: no test for a
-                    # negative one): 14 host instructions a slot, from 30 (docs/simulator.md, Speed)
-                    found = False
-                    while k < MAXW:
-                        k += 1
-                        w += 1
-                        if w == wend:
-                            w = base
-                        rw = W[np.uint64(w), W_READY]
-                        if rw <= t and W[np.uint64(w), W_STATUS] == WS_RUN:
-                            found = True
-                            break
-                        if rw < mn:
-                            mn = rw
-                            mw = w
-                    if not found:
-                        break
-                    if _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):
+                # round robin from the slot after the last issued one, wrapping
+                j0 = SM[s, SM_LAST] - base + 1 if SM[s, SM_LAST] >= 0 else 0
+                before = (np.int64(1) << j0) - 1 if j0 < 64 else np.int64(-1)
+                hi = ready & ~before
+                lo = ready & before
+                while (hi | lo) != 0:
+                    if hi != 0:
+                        j = lowest_bit(hi)
+                        hi &= hi - 1
+                    else:
+                        j = lowest_bit(lo)
+                        lo &= lo - 1
+                    w = base + j
+                    rw = SM[row, np.uint64(SM_READY + j)]
+                    if W[w, W_STATUS] != WS_RUN or _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):
                         if rw < mn:
                             mn = rw
                             mw = w
@@ -1087,13 +1100,16 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                 if stalls:
                     SM[s, SM_CAUSE] = STALL_BASE if issued > 0 else STALL_IDLE
             else:
-                if C[C_GTO] == 1:
-                    mn = INF
-                    mw = -1
-                    for w in range(base, base + MAXW):
-                        if W[np.uint64(w), W_READY] < mn:
-                            mn = W[np.uint64(w), W_READY]
-                            mw = w
+                if mw < 0:
+                    # no slot tried: the next visit when the first one is ready (for the stall
+                    # breakdown, the first of those in round-robin order)
+                    for j in range(MAXW):
+                        mn = min(mn, SM[row, np.uint64(SM_READY + j)])
+                    if stalls and mn < INF:
+                        at = np.int64(0)
+                        for j in range(MAXW):
+                            at |= np.int64(SM[row, np.uint64(SM_READY + j)] == mn) << j
+                        mw = base + lowest_bit(at & ~before if (at & ~before) != 0 else at)
                 SM[s, SM_NEXT] = max(mn, t + 1)
                 if stalls:
                     SM[s, SM_CAUSE] = _stall_cause(s, mw, W, SM, t_pc, P, regready)
@@ -1117,9 +1133,9 @@ def _stall_cause(s, mw, W, SM, t_pc, P, regready):
     latest source or destination register (a branch or barrier delay counts
     as DEP); IDLE with no warp waiting.  Accounting only: it changes no
     state."""
-    if mw < 0 or W[mw, W_READY] >= INF:
+    if mw < 0 or SM[s, ready_col(SM, s, mw)] >= INF:
         return STALL_IDLE
-    rdy = W[mw, W_READY]
+    rdy = SM[s, ready_col(SM, s, mw)]
     u = W[mw, W_UNIT]
     if u == U_LSU and SM[s, SM_LSU] >= rdy:
         return STALL_LSU

@@ -165,9 +165,8 @@ class Simulator:
         S, MAXW, MAXB = cfg.cores, cfg.maxw, cfg.maxb
         self.G = np.zeros(E.G_N, np.int64)
         self.W = np.zeros((S * MAXW, E.W_N), np.int64)
-        self.W[:, E.W_READY] = E.INF
         self.B = np.full((S * MAXB, E.B_N), -1, np.int64)
-        self.SM = np.zeros((S, E.SM_N), np.int64)
+        self.SM = np.zeros((S, E.SM_READY + MAXW), np.int64)
         # ready cycle per register, then (with the stall breakdown) its producer's stall category
         self.C[E.C_STALLS] = 1 if stall_breakdown else 0
         self.regready = np.zeros((S * MAXW, (2 if stall_breakdown else 1) * nregs), np.int64)
@@ -204,6 +203,7 @@ class Simulator:
         C[E.C_WATCH] = 1 if policy is not None and policy.watch_blocks else 0
         C[E.C_WARM] = 1 if policy is not None and policy.functional_warming else 0
         self.SM[:, :] = 0
+        self.SM[:, E.SM_READY:] = E.INF      # no warp on any SM
         self.SM[:, E.SM_NEXT] = E.INF
         self.SM[:, E.SM_LAST] = -1
         self.SM[:, E.SM_PENDING] = occ["sm_occupancy"]
