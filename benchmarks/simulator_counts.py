@@ -92,9 +92,9 @@ ENGINE_PATCHES = [
     ("                    rw = SM[row, np.uint64(SM_READY + j)]\n",
      "                    chan_cal[chan_cal.shape[0] - 1, 10] += 1\n"
      "                    rw = SM[row, np.uint64(SM_READY + j)]\n"),
-    ("            if issued > 0 or retired_here:\n                SM[s, SM_NEXT] = t + 1\n",
+    ("            if issued > 0 or retired_here:\n                G[G_SM_NEXT + s] = t + 1\n",
      "            if issued > 0:\n                chan_cal[chan_cal.shape[0] - 1, 11] += 1\n"
-     "            if issued > 0 or retired_here:\n                SM[s, SM_NEXT] = t + 1\n"),
+     "            if issued > 0 or retired_here:\n                G[G_SM_NEXT + s] = t + 1\n"),
 ]
 # the time-stamp counter around the engine's parts (--ticks); each part's
 # ticks are summed into a column of a calendar's extra row

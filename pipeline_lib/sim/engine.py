@@ -159,14 +159,16 @@ B_ID, B_LIVE, B_ARRIVED, B_N = range(4)
 # (SM_SEEN, SM_CAUSE: the first cycle not yet in the stall breakdown and the category it continues with)
 # (SM_READY: the first of MAXW columns, the ready cycle of each of the SM's warp slots -- the earliest
 # cycle its next instruction can issue, INF for a free slot or one waiting at a barrier: one row that
-# the round-robin scan reads in order, where the warp table's rows are a host cache line each)
-SM_NEXT, SM_LAST, SM_NBLK, SM_LSU, SM_SMEM, SM_PENDING, SM_INSTRS, SM_BLOCKS, SM_SEEN, SM_CAUSE, SM_READY = range(11)
+# a visit reads in one pass, where the warp table's rows are a host cache line each)
+SM_LAST, SM_NBLK, SM_LSU, SM_SMEM, SM_PENDING, SM_INSTRS, SM_BLOCKS, SM_SEEN, SM_CAUSE, SM_READY = range(10)
 
 # global scalars G[...]
 (G_CYCLE, G_NEXT_BLOCK, G_DONE_BLOCKS, G_ISSUED, G_STAMP, G_AGE, G_UNIT_START, G_UNIT_COUNT,
  G_NUNITS, G_LAUNCH_START, G_RR_SM, G_CALL_ISSUED,
  # cache counters over the whole run (the units table takes their differences)
  G_L1_ACC, G_L1_MISS, G_L2_ACC, G_L2_MISS, G_N) = range(17)
+# then G[G_SM_NEXT + s]: the cycle of SM s's next visit, side by side for the clock's pass over the SMs
+G_SM_NEXT = G_N
 
 # statistics ST[...] (per launch; the caller resets them)
 (ST_WARP, ST_THREAD, ST_REG_R, ST_REG_W, ST_L1_ACC, ST_L1_MISS, ST_L1_MERGE, ST_L1_STORE,
@@ -757,8 +759,8 @@ def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_wa
                 W[w, W_STATUS] = WS_FREE
                 SM[s, SM_READY + w - wbase] = INF
                 B[bs, B_LIVE] -= 1
-        if SM[s, SM_NEXT] > t:
-            SM[s, SM_NEXT] = t
+        if G[G_SM_NEXT + s] > t:
+            G[G_SM_NEXT + s] = t
         return True
     return False
 
@@ -989,8 +991,8 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
     slots_freed = True
     tn = INF
     for s in range(S):
-        if SM[s, SM_NEXT] < tn:
-            tn = SM[s, SM_NEXT]
+        if G[G_SM_NEXT + s] < tn:
+            tn = G[G_SM_NEXT + s]
     G[G_CALL_ISSUED] = 0
     while True:
         t = G[G_CYCLE]
@@ -1008,7 +1010,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                     if _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST,
                                      blk_warp, blk_thread, t_pc, t_space, t_nreq, t_loff, t_lines, P, L1, L2):
                         more = True
-                        tn = min(tn, SM[s, SM_NEXT])
+                        tn = min(tn, G[G_SM_NEXT + s])
         G[G_RR_SM] = 0
         if G[G_DONE_BLOCKS] >= C[C_NBLOCKS]:
             return RC_DONE, 0
@@ -1018,8 +1020,8 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
         tn = INF
         nret = 0
         for s in range(S):
-            if SM[s, SM_NEXT] > t:
-                tn = min(tn, SM[s, SM_NEXT])
+            if G[G_SM_NEXT + s] > t:
+                tn = min(tn, G[G_SM_NEXT + s])
                 continue
             if stalls and t > SM[s, SM_SEEN]:    # the cycles it sat out, in the category it stopped with
                 ST[ST_STALL0 + SM[s, SM_CAUSE]] += t - SM[s, SM_SEEN]
@@ -1096,7 +1098,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                     if issued >= K[C_IW]:
                         break
             if issued > 0 or retired_here:
-                SM[s, SM_NEXT] = t + 1
+                G[G_SM_NEXT + s] = t + 1
                 if stalls:
                     SM[s, SM_CAUSE] = STALL_BASE if issued > 0 else STALL_IDLE
             else:
@@ -1110,13 +1112,13 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                         for j in range(MAXW):
                             at |= np.int64(SM[row, np.uint64(SM_READY + j)] == mn) << j
                         mw = base + lowest_bit(at & ~before if (at & ~before) != 0 else at)
-                SM[s, SM_NEXT] = max(mn, t + 1)
+                G[G_SM_NEXT + s] = max(mn, t + 1)
                 if stalls:
                     SM[s, SM_CAUSE] = _stall_cause(s, mw, W, SM, t_pc, P, regready)
             if stalls:
                 ST[ST_STALL0 + SM[s, SM_CAUSE]] += 1
                 SM[s, SM_SEEN] = t + 1
-            tn = min(tn, SM[s, SM_NEXT])
+            tn = min(tn, G[G_SM_NEXT + s])
         slots_freed = nret > 0
         G[G_CYCLE] = t + 1
         if nret > 0 and C[C_WATCH] == 1:

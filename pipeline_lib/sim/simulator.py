@@ -163,7 +163,7 @@ class Simulator:
         # one pass over the blocks table (workloads may have thousands of launches)
         self._blocks_by_launch = trace.blocks_by_launch()
         S, MAXW, MAXB = cfg.cores, cfg.maxw, cfg.maxb
-        self.G = np.zeros(E.G_N, np.int64)
+        self.G = np.zeros(E.G_N + S, np.int64)
         self.W = np.zeros((S * MAXW, E.W_N), np.int64)
         self.B = np.full((S * MAXB, E.B_N), -1, np.int64)
         self.SM = np.zeros((S, E.SM_READY + MAXW), np.int64)
@@ -204,7 +204,7 @@ class Simulator:
         C[E.C_WARM] = 1 if policy is not None and policy.functional_warming else 0
         self.SM[:, :] = 0
         self.SM[:, E.SM_READY:] = E.INF      # no warp on any SM
-        self.SM[:, E.SM_NEXT] = E.INF
+        G[E.G_SM_NEXT:] = E.INF
         self.SM[:, E.SM_LAST] = -1
         self.SM[:, E.SM_PENDING] = occ["sm_occupancy"]
         # LSU/shared pipes may still be busy from the previous launch
