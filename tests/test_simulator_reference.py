@@ -87,3 +87,12 @@ def test_outputs_are_the_recorded_ones(traces):
             assert got[case][wl]["cycles"] == want[case][wl]["cycles"], (case, wl)
             assert got[case][wl]["tables"] == want[case][wl]["tables"], (case, wl)
     assert got.keys() == want.keys()
+
+
+def test_more_warp_slots_than_the_mask_holds_are_refused():
+    """A configuration built without load_hardware (whose schema caps the
+    warp slots) is refused before it could simulate with a short mask."""
+    hw = load_hardware("gpumech-baseline")
+    hw = {**hw, "sm_limits": {**hw["sm_limits"], "warps": 65, "threads": 65 * 32}}
+    with pytest.raises(ValueError, match="sm_limits.warps = 65: at most 64 warp slots per SM"):
+        Simulator(hw, None, label="x")     # refused before it reads the trace

@@ -159,8 +159,10 @@ B_ID, B_LIVE, B_ARRIVED, B_N = range(4)
 # (SM_SEEN, SM_CAUSE: the first cycle not yet in the stall breakdown and the category it continues with)
 # (SM_READY: the first of MAXW columns, the ready cycle of each of the SM's warp slots -- the earliest
 # cycle its next instruction can issue, INF for a free slot or one waiting at a barrier: one row that
-# a visit reads in one pass, where the warp table's rows are a host cache line each)
+# a visit reads in one pass, where a field of the warp table's rows had taken a host cache line a warp)
 SM_LAST, SM_NBLK, SM_LSU, SM_SMEM, SM_PENDING, SM_INSTRS, SM_BLOCKS, SM_SEEN, SM_CAUSE, SM_READY = range(10)
+#: warp slots per SM at most: one bit each in the schedulers' mask of ready slots (run)
+MAX_WARPS = 64
 
 # global scalars G[...]
 (G_CYCLE, G_NEXT_BLOCK, G_DONE_BLOCKS, G_ISSUED, G_STAMP, G_AGE, G_UNIT_START, G_UNIT_COUNT,
@@ -662,7 +664,7 @@ def heap_replace_min(h, s, n, val):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def ready_col(SM, s, w):
+def _ready_col(SM, s, w):
     """The column of SM ``s``'s row that holds warp slot ``w``'s ready cycle."""
     return SM_READY + w - s * (SM.shape[1] - SM_READY)
 
@@ -787,10 +789,10 @@ def _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):
                 u = U_LSU
         W[w, W_UNIT] = u
     if u == U_SMEM and SM[s, SM_SMEM] > t:
-        SM[s, ready_col(SM, s, w)] = SM[s, SM_SMEM]
+        SM[s, _ready_col(SM, s, w)] = SM[s, SM_SMEM]
         return True
     if u == U_LSU and SM[s, SM_LSU] > t:
-        SM[s, ready_col(SM, s, w)] = SM[s, SM_LSU]
+        SM[s, _ready_col(SM, s, w)] = SM[s, SM_LSU]
         return True
     return False
 
@@ -932,7 +934,7 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
     bs = W[w, W_BSLOT]
     if kind == K_EXIT or r + 1 >= W[w, W_END]:
         W[w, W_STATUS] = WS_FREE
-        SM[s, ready_col(SM, s, w)] = INF
+        SM[s, _ready_col(SM, s, w)] = INF
         B[bs, B_LIVE] -= 1
         if B[bs, B_LIVE] == 0:
             return 2
@@ -943,12 +945,12 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
     if kind == K_BAR:
         B[bs, B_ARRIVED] += 1
         W[w, W_STATUS] = WS_BAR
-        SM[s, ready_col(SM, s, w)] = INF
+        SM[s, _ready_col(SM, s, w)] = INF
         if B[bs, B_ARRIVED] == B[bs, B_LIVE]:
             B[bs, B_ARRIVED] = 0
             _release_barrier(s, bs, t, C, W, SM, t_pc, P, regready)
         return 1
-    SM[s, ready_col(SM, s, w)] = _next_ready(w, next_min, t_pc[r + 1], P, regready)
+    SM[s, _ready_col(SM, s, w)] = _next_ready(w, next_min, t_pc[r + 1], P, regready)
     return 1
 
 
@@ -1135,9 +1137,9 @@ def _stall_cause(s, mw, W, SM, t_pc, P, regready):
     latest source or destination register (a branch or barrier delay counts
     as DEP); IDLE with no warp waiting.  Accounting only: it changes no
     state."""
-    if mw < 0 or SM[s, ready_col(SM, s, mw)] >= INF:
+    if mw < 0 or SM[s, _ready_col(SM, s, mw)] >= INF:
         return STALL_IDLE
-    rdy = SM[s, ready_col(SM, s, mw)]
+    rdy = SM[s, _ready_col(SM, s, mw)]
     u = W[mw, W_UNIT]
     if u == U_LSU and SM[s, SM_LSU] >= rdy:
         return STALL_LSU

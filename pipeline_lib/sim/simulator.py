@@ -149,6 +149,9 @@ class Simulator:
         self.progress_s = progress_s
         #: the hardware as the engine sees it (a frozen engine.EngineConfig)
         self.config = cfg = E.EngineConfig.from_hardware(hw)
+        if cfg.maxw > E.MAX_WARPS:      # a configuration not loaded by load_hardware, whose schema says so
+            raise ValueError(f"{hw.get('name', 'hardware')}: sm_limits.warps = {cfg.maxw}: at most {E.MAX_WARPS} "
+                             "warp slots per SM (one bit each in the schedulers' mask)")
         self.C, self.burst = cfg.vector(), dram_burst_cycles(hw)
         #: the engine compiled for this hardware's structure (specialized.py)
         self.engine = engine_for(self.C)
