@@ -670,6 +670,16 @@ def _ready_col(SM, s, w):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _slots_ready_by(SM, row, n, t):
+    """The mask of SM ``row``'s ``n`` warp slots whose ready cycle is at most
+    ``t`` (bit j: slot j): one pass over the row, with no branch."""
+    m = np.int64(0)
+    for j in range(n):
+        m |= np.int64(SM[row, np.uint64(SM_READY + j)] <= t) << j
+    return m
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _regs_ready(w, r, pc, P, lo, hi, regready):
     """max(r, ready cycle of the registers in P[pc, lo:hi], -1 padded)."""
     for k in range(lo, hi):
@@ -1036,9 +1046,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
             # ready during the visit (an issued warp, one whose unit is busy and one a barrier releases
             # are all ready after t), so the mask holds to its end with the tried slots taken out.
             row = np.uint64(s)
-            ready = np.int64(0)
-            for j in range(MAXW):
-                ready |= np.int64(SM[row, np.uint64(SM_READY + j)] <= t) << j
+            ready = _slots_ready_by(SM, row, MAXW, t)
             # of the slots tried that did not issue: the earliest ready cycle they had and the first
             # of them in round-robin order (the next visit's cycle, the stall breakdown's warp)
             mn = INF
@@ -1110,9 +1118,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                     for j in range(MAXW):
                         mn = min(mn, SM[row, np.uint64(SM_READY + j)])
                     if stalls and mn < INF:
-                        at = np.int64(0)
-                        for j in range(MAXW):
-                            at |= np.int64(SM[row, np.uint64(SM_READY + j)] == mn) << j
+                        at = _slots_ready_by(SM, row, MAXW, mn)     # those at the row's minimum
                         mw = base + lowest_bit(at & ~before if (at & ~before) != 0 else at)
                 G[G_SM_NEXT + s] = max(mn, t + 1)
                 if stalls:
