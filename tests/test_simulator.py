@@ -225,8 +225,11 @@ def test_trace_without_warp_trace_is_rejected(tmp_path):
         TraceDir(tmp_path)
 
 
-def test_decoding_a_launch_checks_its_rows(traces):
+def test_decoding_a_launch_checks_its_rows(traces, monkeypatch):
     import pyarrow as pa
+
+    from pipeline_lib.sim import trace_reader
+    monkeypatch.setattr(trace_reader, "DECODE_BATCH_ROWS", 3000)    # a launch in several batches
     tr = TraceDir(traces["lbm"])
     lt = tr.launch_trace(0)
     n = int(tr.launches.set_index("launch").loc[0, "warp_instrs"])
@@ -235,7 +238,7 @@ def test_decoding_a_launch_checks_its_rows(traces):
     stored = tr.iter_launch_tables
     read = lambda launch, cols: list(stored(launch, cols))  # noqa: E731  (the stored row groups, unpatched)
     tables = read(0, ["warp", "pc", "mask", "space", "nreq", "lines"])
-    assert len(tables) > 1                                  # several row groups: decoded one by one
+    assert len(tables) > 1                                  # several batches: decoded one by one
     # the arrays as the whole launch's rows, read at once, give them
     whole = pa.concat_tables(tables)
     warp = whole.column("warp").to_numpy()
@@ -277,6 +280,34 @@ def test_decoding_a_launch_checks_its_rows(traces):
         read(launch, cols) + [pa.concat_tables([last_row(cols)] * 2).combine_chunks()])
     with pytest.raises(TraceError, match="launch 0: rows missing"):
         tr._decode(0)
+
+
+def test_released_launch_arrays_are_decoded_into(traces):
+    tr = TraceDir(traces["bfs"])
+    fields = ("pc", "space", "nreq", "nthreads", "line_off", "lines", "warp_off")
+    fresh = {int(lid): TraceDir(traces["bfs"]).launch_trace(int(lid)) for lid in tr.launches["launch"]}
+    assert len(fresh) > 2
+    largest = max(fresh, key=lambda lid: len(fresh[lid].pc))
+    first = tr.launch_trace(largest)
+    tr.release(first)
+    for lid in [x for x in fresh if x != largest] + [largest]:
+        lt = tr.launch_trace(lid)
+        for f in fields:
+            assert np.array_equal(getattr(lt, f), getattr(fresh[lid], f)), (lid, f)
+        # the released launch's memory holds every launch of no more rows
+        assert all(np.shares_memory(getattr(lt, f), getattr(first, f)) for f in ("pc", "nthreads", "line_off"))
+        tr.release(lt)
+    again = tr.launch_trace(largest)
+    other = tr.launch_trace(largest)        # nothing released since: fresh arrays
+    assert np.shares_memory(again.pc, first.pc) and not np.shares_memory(other.pc, again.pc)
+    # the arrays of a trace whose launches are cached are never reused
+    cached = TraceDir(traces["bfs"], cache_limit_bytes=1 << 30)
+    a = cached.launch_trace(largest)
+    kept = a.pc.copy()
+    cached.release(a)
+    b = cached.launch_trace(min(fresh))
+    assert not np.shares_memory(a.pc, b.pc) and np.array_equal(a.pc, kept)
+    assert cached.launch_trace(largest) is a
 
 
 def test_policy_that_skips_launches_must_predict_them(traces, hw):

@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline_lib.trace import TABLES
+from pipeline_lib.trace import SCHEMA_VERSION, TABLES
 from pipeline_lib.trace.generate import trace_workload
 from conftest import trace_specs
 
@@ -32,8 +32,14 @@ def test_schema_and_metadata(traced, wl):
         t = _read(traced[wl], name)
         assert t.column_names == [c for c, _, _ in cols]
         meta = t.schema.metadata
-        assert meta[b"schema_version"] == b"1.0" and meta[b"table"] == name.encode()
+        assert meta[b"schema_version"] == SCHEMA_VERSION.encode() and meta[b"table"] == name.encode()
         assert meta[b"workload"] == wl.encode()
+    # warp_trace is written for reading speed: no nullable column, LZ4 pages (docs/trace_format.md)
+    wt = pq.ParquetFile(traced[wl] / "warp_trace.parquet")
+    assert not any(f.nullable for f in wt.schema_arrow) and not wt.schema_arrow.field("lines").type.value_field.nullable
+    md = wt.metadata
+    assert {md.row_group(g).column(c).compression for g in range(md.num_row_groups)
+            for c in range(md.num_columns)} == {"LZ4"}
 
 
 @pytest.mark.parametrize("wl", sorted(SPECS))

@@ -56,10 +56,10 @@ def _with_provenance(schema: pa.Schema, metadata: dict | None = None) -> pa.Sche
     return schema.with_metadata(meta)
 
 
-def write_table(table: pa.Table, path, metadata: dict | None = None) -> None:
+def write_table(table: pa.Table, path, metadata: dict | None = None, compression: str = COMPRESSION) -> None:
     table = table.replace_schema_metadata(_with_provenance(table.schema, metadata).metadata)
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, compression=COMPRESSION)
+        pq.write_table(table, tmp, compression=compression)
 
 
 class AtomicParquetWriter:
@@ -75,12 +75,12 @@ class AtomicParquetWriter:
     :meth:`flush` or by :meth:`close`; the tables after it are not written.
     """
 
-    def __init__(self, path, schema: pa.Schema, background: bool = False):
+    def __init__(self, path, schema: pa.Schema, background: bool = False, compression: str = COMPRESSION):
         schema = _with_provenance(schema)
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.tmp = _tmp(self.path)
-        self.writer = pq.ParquetWriter(self.tmp, schema, compression=COMPRESSION)
+        self.writer = pq.ParquetWriter(self.tmp, schema, compression=compression)
         self.schema = schema
         self._error: BaseException | None = None
         self._queue: queue.Queue | None = None

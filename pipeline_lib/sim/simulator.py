@@ -265,6 +265,7 @@ class Simulator:
             for s in range(hw["cores"]):      # the stall breakdown up to the launch's end
                 ST[E.ST_STALL0 + self.SM[s, E.SM_CAUSE]] += max(0, end - int(self.SM[s, E.SM_SEEN]))
         G[E.G_CYCLE] = max(int(G[E.G_CYCLE]), end)
+        self.trace.release(tr)
         return lid, occ, start, end, ST, PCST, blocks
 
     def _warm_launch(self, launch: dict, L1=None, L2=None, suspect=None) -> None:
@@ -277,6 +278,7 @@ class Simulator:
         self.engine.warm_launch(int(launch["n_blocks"]), int(launch["warps_per_block"]), self.C, self.G, tr.warp_off,
                                 tr.pc, tr.space, tr.nreq, tr.line_off, tr.lines, self.static[launch["kernel"]], L1, L2,
                                 suspect)
+        self.trace.release(tr)
 
     def _maybe_dirty(self, launches: list) -> np.ndarray:
         """Lines that may be dirty in the L2 after ``launches`` are replayed
@@ -305,6 +307,7 @@ class Simulator:
         rows = (((kind == K_STORE) | (kind == K_ATOM)) & (tr.nreq > 0)
                 & np.isin(tr.space, (SP_GLOBAL, SP_LOCAL, SP_MIXED)))
         lines = np.unique(tr.lines[np.repeat(rows, np.diff(tr.line_off))] >> 7)
+        self.trace.release(tr)
         held = derived.get("stored_lines_bytes", 0)
         if held + lines.nbytes <= self.STORED_LINES_BYTES:
             derived[key] = lines

@@ -26,6 +26,15 @@ class LaunchTrace:
     warp_off: np.ndarray    # int64, first row of each launch-wide warp (n_warps + 1)
 
 
+#: rows per record batch when a launch is decoded: batches of a few MB are
+#: reused by the Parquet reader's allocator, where a row group's columns
+#: (tens of MB) went back to the system and were faulted in again at the
+#: next one (docs/simulator.md, Speed)
+DECODE_BATCH_ROWS = 1 << 18
+_DECODE_COLUMNS = ["warp", "pc", "mask", "space", "nreq", "lines"]
+_FIELDS = ("pc", "space", "nreq", "nthreads", "line_off", "lines", "warp_off")
+
+
 class TraceDir:
     """A trace directory written by rule ``trace`` (docs/trace_format.md).
 
@@ -68,18 +77,22 @@ class TraceDir:
         #: the later simulations of this opened trace (a sweep batch's points)
         self.derived: dict = {}
         self._blocks_by_launch: dict[int, pd.DataFrame] | None = None
+        self._spare: dict[str, np.ndarray] = {}     # arrays of a released launch, decoded into next
         if md.num_rows != total:
             raise TraceError(f"{self.path / 'warp_trace.parquet'}: {md.num_rows} rows but launches.parquet counts "
                              f"{total} warp instructions (written without trace.warp_trace?)")
 
     def decoded_bytes(self) -> int:
-        """Bytes of every launch's :class:`LaunchTrace`: 19 per warp
+        """Bytes of every launch's :class:`LaunchTrace` at most: 19 per warp
         instruction (pc, space, nreq, lanes, line offset) and 8 per line."""
+        return 19 * self._pf.metadata.num_rows + 8 * self._line_bound(range(self._pf.metadata.num_row_groups))
+
+    def _line_bound(self, groups) -> int:
+        """The lines of the given row groups at most (their ``lines``
+        leaf's value count, which also counts each empty list once)."""
         md = self._pf.metadata
-        paths = [md.schema.column(i).path for i in range(md.num_columns)]
-        col = paths.index("lines.list.element")
-        n_lines = sum(md.row_group(g).column(col).num_values for g in range(md.num_row_groups))
-        return 19 * md.num_rows + 8 * n_lines
+        col = [md.schema.column(i).path for i in range(md.num_columns)].index("lines.list.element")
+        return sum(md.row_group(g).column(col).num_values for g in groups)
 
     def blocks_by_launch(self) -> dict[int, pd.DataFrame]:
         """The ``blocks`` rows of every launch, ordered by block id (computed once)."""
@@ -96,15 +109,36 @@ class TraceDir:
             self._cache[launch] = lt
         return lt
 
+    def release(self, lt: LaunchTrace) -> None:
+        """Hand back a launch's trace that the caller will not read again:
+        the next launch is decoded into its arrays (unless the trace's
+        launches are cached, when it stays as it is).  A simulation
+        releases each launch's when the launch ends; decoding into memory
+        already touched saved a paper input's launches the first touch of
+        fresh memory at every launch (docs/simulator.md, Speed)."""
+        if self._cache is None:
+            self._spare = {f: getattr(lt, f).base if getattr(lt, f).base is not None else getattr(lt, f)
+                           for f in _FIELDS}
+
+    def _array(self, field: str, n: int, dtype) -> np.ndarray:
+        """A fresh array of ``n`` items for ``field``, or a released one's first ``n``."""
+        a = self._spare.pop(field, None)
+        if a is not None and a.dtype == dtype and a.ndim == 1 and a.size >= n:
+            return a[:n]
+        return np.empty(n, dtype)
+
     def launch_tables(self, launch: int, columns: list[str]) -> list[pa.Table]:
-        """The ``warp_trace`` rows of one launch as read (one table per row
-        group, in order), with only ``columns``."""
+        """The ``warp_trace`` rows of one launch as read (tables of at most
+        :data:`DECODE_BATCH_ROWS` rows, in order), with only ``columns``."""
         return list(self.iter_launch_tables(launch, columns))
 
     def iter_launch_tables(self, launch: int, columns: list[str]):
-        """:meth:`launch_tables`, one row group at a time."""
-        for g in self._groups.get(int(launch), []):
-            yield self._pf.read_row_group(g, columns=columns)
+        """:meth:`launch_tables`, one table at a time."""
+        groups = self._groups.get(int(launch), [])
+        if groups:
+            for b in self._pf.iter_batches(batch_size=DECODE_BATCH_ROWS, row_groups=groups, columns=columns,
+                                           use_threads=False):
+                yield pa.Table.from_batches([b])
 
     def _rows_error(self, launch: int) -> TraceError:
         return TraceError(f"{self.path / 'warp_trace.parquet'}: launch {launch}: rows missing or not ordered by warp")
@@ -120,14 +154,17 @@ class TraceDir:
         row = self._rows[int(launch)]
         n = int(row["warp_instrs"])
         n_warps = int(row["n_blocks"]) * int(row["warps_per_block"])
-        pc, space, nreq = np.empty(n, np.int32), np.empty(n, np.int8), np.empty(n, np.int16)
-        nthreads, line_off = np.empty(n, np.int32), np.empty(n + 1, np.int64)
-        warp_off = np.empty(n_warps + 1, np.int64)
-        lines = []
+        groups = self._groups.get(int(launch), [])
+        pc, space, nreq = self._array("pc", n, np.int32), self._array("space", n, np.int8), self._array(
+            "nreq", n, np.int16)
+        nthreads, line_off = self._array("nthreads", n, np.int32), self._array("line_off", n + 1, np.int64)
+        warp_off = self._array("warp_off", n_warps + 1, np.int64)
+        lines = self._array("lines", self._line_bound(groups), np.int64)
+        self._spare = {}
         r = base = 0
         next_warp = 0          # the lowest warp id whose first row is not known yet
         last = None            # the previous row's warp
-        for t in self.iter_launch_tables(launch, ["warp", "pc", "mask", "space", "nreq", "lines"]):
+        for t in self.iter_launch_tables(launch, _DECODE_COLUMNS):
             for b in t.to_batches():          # record batches: the columns' chunks aligned
                 k = b.num_rows
                 if k == 0:
@@ -148,19 +185,21 @@ class TraceDir:
                 pc[r:r + k] = b.column("pc").to_numpy()
                 space[r:r + k] = b.column("space").to_numpy()
                 nreq[r:r + k] = b.column("nreq").to_numpy()
-                nthreads[r:r + k] = np.bitwise_count(b.column("mask").to_numpy())
+                np.bitwise_count(b.column("mask").to_numpy(), out=nthreads[r:r + k], casting="unsafe")
                 lst = b.column("lines")
                 off = lst.offsets.to_numpy()
                 seg = line_off[r:r + k]
                 seg[:] = off[:-1]
                 seg -= int(off[0]) - base
-                lines.append(lst.values.to_numpy()[off[0]:off[-1]])
-                base += int(off[-1] - off[0])
+                m = int(off[-1] - off[0])
+                if base + m > len(lines):       # (rows beyond the row groups' count: only a reader fed other rows)
+                    raise self._rows_error(launch)
+                lines[base:base + m] = lst.values.to_numpy()[off[0]:off[-1]]
+                base += m
                 r += k
         if r != n:
             raise self._rows_error(launch)
         line_off[n] = base
         warp_off[next_warp:] = n
         return LaunchTrace(pc=pc, space=space, nreq=nreq, nthreads=nthreads, line_off=line_off,
-                           lines=np.concatenate(lines, dtype=np.int64) if lines else np.zeros(0, np.int64),
-                           warp_off=warp_off)
+                           lines=lines[:base], warp_off=warp_off)

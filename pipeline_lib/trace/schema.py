@@ -5,7 +5,9 @@ descriptions below are also stored in each file's metadata.
 """
 import pyarrow as pa
 
-SCHEMA_VERSION = "1.0"
+#: 1.1: warp_trace's columns are declared non-null and its pages LZ4-compressed (the values as in 1.0,
+#: which the readers also take)
+SCHEMA_VERSION = "1.1"
 
 LAUNCHES = [
     ("launch", pa.int32(), "launch index within the workload (execution order)"),
@@ -72,21 +74,29 @@ WARP_TRACE = [
     ("mask", pa.uint32(), "lanes that executed (bit i = lane i); for branches, the active lanes"),
     ("space", pa.int8(), "resolved memory space code: 0 none, 1 global, 2 shared, 3 local, 4 const, 5 param, 6 mixed generic"),
     ("nreq", pa.int16(), "global/local: number of 128-byte lines (= len(lines)); shared: bank-conflict degree; const: distinct addresses"),
-    ("lines", pa.list_(pa.int64()), "coalesced 128-byte line addresses, ascending (global and local accesses)"),
+    ("lines", pa.list_(pa.field("element", pa.int64(), nullable=False)),
+     "coalesced 128-byte line addresses, ascending (global and local accesses)"),
 ]
 
 #: the optional column of ``warp_trace`` (``trace.lane_addresses``): off, the table keeps its size
-LANE_ADDRS = ("lane_addrs", pa.list_(pa.int64()),
+LANE_ADDRS = ("lane_addrs", pa.list_(pa.field("element", pa.int64(), nullable=False)),
               "memory instructions: each executing lane's address, lanes ascending (global as is; shared and "
               "local in their windows, local interleaved per warp as the lines; const/param: offset in the bank)")
 
 TABLES = {"launches": LAUNCHES, "blocks": BLOCKS, "warps": WARPS,
           "instructions": INSTRUCTIONS, "warp_trace": WARP_TRACE}
 
+#: warp_trace, the table a simulation reads whole (and a sweep at every point), is written for reading
+#: speed: no null in any column (Parquet then stores no definition levels, which took a quarter of the
+#: reading of a list column) and LZ4 pages, which decompress faster than zstd's for files about a fifth
+#: larger (docs/trace_format.md)
+WARP_TRACE_COMPRESSION = "lz4_raw"
+
 
 def arrow_schema(name: str, extra_metadata: dict | None = None, lane_addresses: bool = False) -> pa.Schema:
     cols = TABLES[name] + ([LANE_ADDRS] if lane_addresses and name == "warp_trace" else [])
-    fields = [pa.field(n, t, metadata={"description": d} if d else None) for n, t, d in cols]
+    fields = [pa.field(n, t, nullable=name != "warp_trace", metadata={"description": d} if d else None)
+              for n, t, d in cols]
     meta = {"table": name, "schema_version": SCHEMA_VERSION, "stage": "trace"}
     meta.update(extra_metadata or {})
     return pa.schema(fields, metadata={k: str(v) for k, v in meta.items()})

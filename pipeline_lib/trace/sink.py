@@ -148,7 +148,8 @@ class ParquetTraceSink:
         # the warp trace's row groups are encoded beside the emulation (background), which runs without the GIL
         self.writer = AtomicParquetWriter(self.dir / "warp_trace.parquet",
                                           schema.arrow_schema("warp_trace", self.meta, lane_addresses),
-                                          background=True) if warp_trace else None
+                                          background=True,
+                                          compression=schema.WARP_TRACE_COMPRESSION) if warp_trace else None
 
     def begin_launch(self, info):
         pass
@@ -186,7 +187,7 @@ class ParquetTraceSink:
         else:  # keep the declared output: an empty table with the schema
             write_table(pa.Table.from_pylist([], schema=schema.arrow_schema("warp_trace", self.meta,
                                                                             self.lane_addresses)),
-                        self.dir / "warp_trace.parquet")
+                        self.dir / "warp_trace.parquet", compression=schema.WARP_TRACE_COMPRESSION)
 
     def abort(self):
         if self.writer is not None:

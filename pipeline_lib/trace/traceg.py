@@ -347,7 +347,8 @@ def import_traceg(wl: str, kernelslist, out_dir, *, progress: bool = True) -> di
             "params": json.dumps({"traceg": Path(kernelslist).name}), "emulator_version": "",
             "importer_version": IMPORTER_VERSION, "trace_schema_version": schema.SCHEMA_VERSION,
             "library_version": __version__}
-    writer = AtomicParquetWriter(out / "warp_trace.parquet", schema.arrow_schema("warp_trace", meta))
+    writer = AtomicParquetWriter(out / "warp_trace.parquet", schema.arrow_schema("warp_trace", meta),
+                                 compression=schema.WARP_TRACE_COMPRESSION)
     statics: dict[str, dict[int, _Static]] = {}
     leaders: dict[str, set] = {}
     L, B, W = [], [], []
