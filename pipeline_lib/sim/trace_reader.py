@@ -115,7 +115,8 @@ class TraceDir:
         launches are cached, when it stays as it is).  A simulation
         releases each launch's when the launch ends; decoding into memory
         already touched saved a paper input's launches the first touch of
-        fresh memory at every launch (docs/simulator.md, Speed)."""
+        fresh memory at every launch (docs/simulator.md, Speed).  The
+        opened trace holds the arrays until its next decoding."""
         if self._cache is None:
             self._spare = {f: getattr(lt, f).base if getattr(lt, f).base is not None else getattr(lt, f)
                            for f in _FIELDS}
