@@ -363,9 +363,7 @@ def _ring_set(cal, r, lo, hi):
         cal[r, RING0 + (w & (RING_WORDS - 1))] |= bits
 
 
-# inlined into its two callers (the L2 slice and the DRAM channel): as a call, each booking passed the
-# calendar array's fields on the stack (docs/simulator.md, Speed)
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def book_bits(cal, r, a, n, now):
     """:func:`_book` on a calendar held as bits, for an arrival ``a`` at or
     after ``now``: the same start, the same intervals (the runs of busy
