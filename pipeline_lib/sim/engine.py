@@ -846,6 +846,11 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
             PCST[pc, PC_LOADS] += 1
         for j in range(t_loff[r], t_loff[r + 1]):
             line = t_lines[j] >> 7
+            # the line's L2 request, if any: mode 0 an L1 miss's fill, 1 a store, 2 an atomic (one
+            # call of _l2 for the three: each call is a copy of the memory path to compile)
+            mode = -1
+            rdy = lsu
+            victim = 0
             if kind == K_LOAD:
                 ST[ST_L1_ACC] += 1
                 G[G_L1_ACC] += 1
@@ -870,22 +875,24 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
                         ST[ST_MSHR_STALL] += mshr[s, 0] - lsu
                         lsu = mshr[s, 0]
                         in_cycle = 0
-                    rdy = _l2(line, lsu, 0, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, pc)
-                    heap_replace_min(mshr, s, C[C_MSHR], rdy)
-                    L1[L1_TAG, s, victim] = line
-                    L1[L1_LRU, s, victim] = G[G_STAMP]
-                    L1[L1_FILL, s, victim] = rdy
-                if rdy > done:
-                    done = rdy
+                    mode = 0
             elif kind == K_STORE:
                 # write-through, no allocate: the line goes to the L2
                 ST[ST_L1_STORE] += 1
-                _l2(line, lsu, 1, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, -1)
+                mode = 1
             else:
                 ST[ST_ATOM_LINES] += 1
-                rdy = _l2(line, lsu, 2, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, -1)
-                if rdy > done:
-                    done = rdy
+                mode = 2
+            if mode >= 0:
+                rdy = _l2(line, lsu, mode, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST,
+                          pc if mode == 0 else -1)
+            if mode == 0:
+                heap_replace_min(mshr, s, C[C_MSHR], rdy)
+                L1[L1_TAG, s, victim] = line
+                L1[L1_LRU, s, victim] = G[G_STAMP]
+                L1[L1_FILL, s, victim] = rdy
+            if mode != 1 and rdy > done:
+                done = rdy
             in_cycle += 1
             if in_cycle == K[C_L1_PORTS]:
                 lsu += 1
