@@ -13,6 +13,7 @@ the simulation calls besides) and of its second (the compiled code, for
 scale).
 """
 import argparse
+import importlib
 import json
 import os
 import statistics
@@ -30,7 +31,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def child(package: str, trace: Path, hw: str) -> None:
     """Two simulations of ``trace`` by ``package``; prints their seconds as JSON."""
-    import importlib
     sim = importlib.import_module(f"{package}.sim.simulator")
     reader = importlib.import_module(f"{package}.sim.trace_reader")
     config = importlib.import_module(f"{package}.sim").load_hardware(ROOT / "config" / "hardware" / f"{hw}.yaml")
@@ -57,8 +57,8 @@ def main():
         for _ in range(args.reps):
             for label, package in (("old", NAME), ("new", "pipeline_lib")):
                 with tempfile.TemporaryDirectory(dir=tmp) as cache:
-                    env = {**os.environ, "NUMBA_CACHE_DIR": cache,
-                           "PYTHONPATH": os.pathsep.join([str(tmp), str(ROOT), os.environ.get("PYTHONPATH", "")])}
+                    path = [str(tmp), str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+                    env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": os.pathsep.join(path)}
                     out = subprocess.run([sys.executable, __file__, "--child", package, str(trace), args.hw],
                                          env=env, cwd=ROOT, capture_output=True, text=True)
                     if out.returncode:
