@@ -64,6 +64,7 @@ class TraceDir:
         self.warp_trace_columns = tuple(self._pf.schema_arrow.names)
         self._groups: dict[int, list[int]] = {}
         md = self._pf.metadata
+        self._lines_leaf = [md.schema.column(i).path for i in range(md.num_columns)].index("lines.list.element")
         for g in range(md.num_row_groups):
             st = md.row_group(g).column(0).statistics
             if st is None or not st.has_min_max or st.min != st.max:
@@ -91,8 +92,7 @@ class TraceDir:
         """The lines of the given row groups at most (their ``lines``
         leaf's value count, which also counts each empty list once)."""
         md = self._pf.metadata
-        col = [md.schema.column(i).path for i in range(md.num_columns)].index("lines.list.element")
-        return sum(md.row_group(g).column(col).num_values for g in groups)
+        return sum(md.row_group(g).column(self._lines_leaf).num_values for g in groups)
 
     def blocks_by_launch(self) -> dict[int, pd.DataFrame]:
         """The ``blocks`` rows of every launch, ordered by block id (computed once)."""
@@ -118,8 +118,8 @@ class TraceDir:
         fresh memory at every launch (docs/simulator.md, Speed).  The
         opened trace holds the arrays until its next decoding."""
         if self._cache is None:
-            self._spare = {f: getattr(lt, f).base if getattr(lt, f).base is not None else getattr(lt, f)
-                           for f in _FIELDS}
+            arrays = {f: getattr(lt, f) for f in _FIELDS}
+            self._spare = {f: a if a.base is None else a.base for f, a in arrays.items()}
 
     def _array(self, field: str, n: int, dtype) -> np.ndarray:
         """A fresh array of ``n`` items for ``field``, or a released one's first ``n``."""
@@ -156,8 +156,8 @@ class TraceDir:
         n = int(row["warp_instrs"])
         n_warps = int(row["n_blocks"]) * int(row["warps_per_block"])
         groups = self._groups.get(int(launch), [])
-        pc, space, nreq = self._array("pc", n, np.int32), self._array("space", n, np.int8), self._array(
-            "nreq", n, np.int16)
+        pc, space = self._array("pc", n, np.int32), self._array("space", n, np.int8)
+        nreq = self._array("nreq", n, np.int16)
         nthreads, line_off = self._array("nthreads", n, np.int32), self._array("line_off", n + 1, np.int64)
         warp_off = self._array("warp_off", n_warps + 1, np.int64)
         lines = self._array("lines", self._line_bound(groups), np.int64)
