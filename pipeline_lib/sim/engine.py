@@ -625,7 +625,7 @@ def warm_launch(n_blocks, wpb, C, G, warp_off, t_pc, t_space, t_nreq, t_loff, t_
 HEAP_D = 4
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def heap_replace_min(h, s, n, val):
     """Replace the smallest of the min-heap h[s, :n] by ``val`` (O(log n)).
 
@@ -633,7 +633,9 @@ def heap_replace_min(h, s, n, val):
     heap, so half the tests of whether to go down one more, which the host
     cannot predict, and the smallest child chosen with selects (only the
     root is ever read, so any valid heap gives the same simulation).  Its
-    positions are unsigned: no test for a negative index at each read."""
+    positions are unsigned: no test for a negative index at each read.
+    Compiled into its one caller, the issue step's L1 miss, where it was a
+    call per miss (docs/simulator.md, Speed)."""
     row = np.uint64(s)
     m = np.uint64(n)
     i = np.uint64(0)
