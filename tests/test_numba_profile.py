@@ -1,6 +1,7 @@
 """benchmarks/numba_profile.py: the profiled child runs the optimised code,
 numba's mark against inlining under debug information lifted
 (docs/simulator.md, Speed)."""
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -38,7 +39,7 @@ print("calls-min" if called else "inlined")
 
 @pytest.mark.parametrize("lift, want", [(False, "calls-min"), (True, "inlined")])
 def test_debug_build_inlines_min_only_with_the_mark_lifted(tmp_path, lift, want):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "NUMBA_DEBUGINFO": "1"}
     out = subprocess.run([sys.executable, "-c", CHILD.format(benchmarks=str(BENCHMARKS), lift=lift)],
-                         capture_output=True, text=True, env={"NUMBA_CACHE_DIR": str(tmp_path), "NUMBA_DEBUGINFO": "1", "PATH": ""},
-                         check=True)
+                         capture_output=True, text=True, env=env, check=True)
     assert out.stdout.split()[-1] == want
