@@ -61,7 +61,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NAME = "pipeline_lib_counts"
 
 # the calendars' bookings in sim/engine.py (the slices' and channels' as bits)
-SLICE = "    start = book_bits(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])\n"
+SLICE = "    start = book_ring(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])\n"
 BANK = "    start = _book(bank_cal, b, t, rm + np.int64(np.ceil(burst)), now)\n"
 CHANNEL = "    slot = book_bits(chan_cal, ch, np.int64(np.ceil((start + rm) / burst)), 1, np.int64(now / burst))\n"
 # (text, what replaces it) in sim/engine.py, each text found exactly once.
@@ -83,7 +83,7 @@ ENGINE_PATCHES = [
      "            cal[X, 5] += 1\n"),
     # the slices and channels booked on the interval calendar, whose walk the counts describe: the same
     # starts and intervals as their calendar of bits (engine.book_bits; tests/test_simulator.py)
-    (SLICE, SLICE.replace("book_bits", "_book")),
+    (SLICE, SLICE.replace("book_ring", "_book")),
     (CHANNEL, CHANNEL.replace("book_bits", "_book")),
     ("        nret = 0\n        for s in range(S):\n",
      "        nret = 0\n        chan_cal[chan_cal.shape[0] - 1, 8] += 1\n        for s in range(S):\n"),
@@ -121,10 +121,9 @@ def _timed(lines: str, column: int, cal: str = "chan_cal", indent: str = "") -> 
             f"{indent}{cal}[{cal}.shape[0] - 1, {column}] += cycles() - c0\n{indent}{READINGS}")
 
 
-_L2_ARGS = "C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST"
-L2_CALLS = [(20, f"rdy = _l2(line, lsu, 0, {_L2_ARGS}, pc)\n"),       # a load's L1 miss
-            (16, f"_l2(line, lsu, 1, {_L2_ARGS}, -1)\n"),             # a store
-            (16, f"rdy = _l2(line, lsu, 2, {_L2_ARGS}, -1)\n")]       # an atomic
+# the issue step's one call of the L2 path (a load's L1 miss, a store, an atomic)
+L2_CALL = ("                rdy = _l2(line, lsu, mode, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST,\n"
+           "                          pc if mode == 0 else -1)\n")
 ISSUE_CALL = ("                    rc = _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr,\n"
               "                                t_loff, t_lines, P, L1, mshr, L2, slice_cal,\n"
               "                                bank_cal, bank_row, chan_cal, burst, ST, PCST, ubbv)\n")
@@ -135,7 +134,7 @@ TICK_PATCHES = [
     (SLICE, _timed(SLICE, 20, "slice_cal", "    ")),
     (BANK, _timed(BANK, 20, "bank_cal", "    ")),
     (CHANNEL, _timed(CHANNEL, 21, "chan_cal", "    ")),
-    *[(" " * n + call, _timed(" " * n + call, 22, indent=" " * n)) for n, call in L2_CALLS],
+    (L2_CALL, _timed(L2_CALL, 22, indent=" " * 16)),
     ("        seen = (ST[ST_MSHR_STALL], ST[ST_L2_MISS], ST[ST_L1_MISS] + ST[ST_L1_MERGE])\n",
      "        c_mem = cycles()\n        seen = (ST[ST_MSHR_STALL], ST[ST_L2_MISS], ST[ST_L1_MISS] + ST[ST_L1_MERGE])\n"),
     ("        SM[s, SM_LSU] = lsu\n",

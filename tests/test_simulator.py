@@ -350,20 +350,25 @@ def test_calendar_as_bits_books_what_the_interval_calendar_books():
     arrivals in any order, at the current cycle and beyond the ring (where
     it keeps intervals until they end within it again), after pauses of the
     clock, in sparse rows (kept as intervals) and in rows that overflow,
-    whose smallest gap merges (the first of equal ones)."""
+    whose smallest gap merges (the first of equal ones).  The engine books
+    through engine.book_ring, whose case compiled into the caller must leave
+    the row as the call does."""
     rng = np.random.default_rng(1)
     modes, full = set(), 0
     for trial in range(200):
         ref = np.zeros((1, E.CAL_WIDTH), np.int64)
         bits = np.zeros((1, E.RING_WIDTH), np.int64)
+        ring = np.zeros((1, E.RING_WIDTH), np.int64)
         now = int(rng.integers(0, 100_000))
         spread = int(rng.choice([1, 20, 200, 2000, 6000, 20_000]))
-        nmax = int(rng.choice([1, 2, 3, 6, 40]))
+        nmax = int(rng.choice([1, 2, 3, 6, 40, 70]))
         for k in range(1500):
             now += int(rng.integers(0, 4)) if rng.random() < 0.999 else int(rng.integers(1, 20_000))  # a pause
             a = now if rng.random() < 0.25 else now + int(rng.integers(0, spread))
             n = int(rng.integers(1, nmax + 1))
-            assert E.book_bits(bits, 0, a, n, now) == E._book(ref, 0, a, n, now), (trial, k)
+            start = E._book(ref, 0, a, n, now)
+            assert E.book_bits(bits, 0, a, n, now) == start, (trial, k)
+            assert E.book_ring(ring, 0, a, n, now) == start and np.array_equal(ring, bits), (trial, k)
             full += ref[0, 0] == E.CAL_INTERVALS
             if bits[0, E.RING_MODE] == 0:    # its count of runs bounds them from above
                 assert bits[0, 0] >= E._ring_runs(bits.copy(), 0, now), (trial, k)

@@ -36,3 +36,20 @@ def test_the_counts_agree_with_the_simulators_own_tables(tmp_path_factory):
     for cal in (slices, banks, channels):
         assert cal[2] + cal[3] == cal[0]
         assert cal[4] >= cal[3]                              # a search looks at one interval at least
+
+
+def test_the_time_stamp_copy_times_every_part_and_changes_nothing(tmp_path_factory):
+    """--ticks: each text its patches time is found in the engine (else the
+    copy is not made), the timed copy simulates what the engine does, and
+    every part's ticks lie within the part around it (no share below 0)."""
+    traces = trace_specs(tmp_path_factory, {"spmv": {"benchmark": "spmv", "size": "small", "seed": 1,
+                                                     "params": {}}})
+    hw = load_hardware("gpumech-baseline")
+    copy = simulator_counts.copied(tmp_path_factory.mktemp("ticks"), simulator_counts.NAME + "_ticks",
+                                   simulator_counts.TICK_PATCHES, simulator_counts.CYCLES_INTRINSIC)
+    sim = copy.Simulator(hw, TraceDir(traces["spmv"]))
+    assert sim.run().launches.equals(Simulator(hw, TraceDir(traces["spmv"])).run().launches)
+    shares = dict(simulator_counts.tick_shares(sim))
+    assert len(shares) == 8 and all(s >= 0 for s in shares.values()), shares
+    assert abs(sum(shares.values()) - 1) < 1e-9
+    assert shares["L2 slice bookings"] > 0 and shares["SM visits outside the issues"] > 0

@@ -363,6 +363,42 @@ def _ring_set(cal, r, lo, hi):
         cal[r, RING0 + (w & (RING_WORDS - 1))] |= bits
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _ring_fits(cal, r, a, n):
+    """The cycles of ``a``'s word, from ``a`` on, that start ``n`` (at most
+    64) free ones within the word (bit i: cycle i of the word)."""
+    x = ~_ring_word(cal, r, a >> 6) & (ALL << (a & 63))
+    y = x
+    for k in range(1, n):
+        y &= np.int64(np.uint64(x) >> np.uint64(k))
+    return y
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def book_ring(cal, r, a, n, now):
+    """:func:`book_bits`, its commonest case compiled into the caller, with
+    no branch on which cycles are free: a row held as bits with no word to
+    clear, the run found in ``a``'s own word (no run that crosses the word's
+    end starts before one within it), and the row's bound on its runs left
+    within its size.  Else the call, which each booking had been (its
+    arguments passed on the stack), and whose walk tests each word for a
+    free cycle and then for a busy one (docs/simulator.md, Speed).  ``n``
+    is a constant at both callers, so the test of it and the loop of
+    :func:`_ring_fits` fold away."""
+    cw = cal[r, RING_CLEARED]
+    if n <= 64 and cal[r, RING_MODE] == 0 and cw >= now >> 6 and a >> 6 < cw + RING_WORDS:
+        y = _ring_fits(cal, r, a, n)
+        p = ((a >> 6) << 6) + lowest_bit(y)
+        joins = np.int64(((p + n < (cw + RING_WORDS) << 6) & _ring_busy(cal, r, p + n))
+                         | ((p > now) & _ring_busy(cal, r, p - 1)))
+        if y != 0 and (joins == 1 or cal[r, 0] < CAL_INTERVALS):
+            _ring_set(cal, r, p, p + n)
+            cal[r, RING_END] = max(cal[r, RING_END], p + n)
+            cal[r, 0] += 1 - joins
+            return p
+    return book_bits(cal, r, a, n, now)
+
+
 @njit(cache=True, _nrt=False)
 def book_bits(cal, r, a, n, now):
     """:func:`_book` on a calendar held as bits, for an arrival ``a`` at or
@@ -532,7 +568,7 @@ def _l2(line, t, mode, C, G, L2, slice_cal, bank_cal, bank_row, chan_cal, burst,
     icnt = K[C_ICNT]
     nsl = K[C_L2_SLICES]
     sl = l2_slice(line, nsl, K[C_L2_HASH])
-    start = book_bits(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])
+    start = book_ring(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])
     lookup_done = start + K[C_L2_LAT] - 2 * icnt
     ST[ST_L2_ACC] += 1
     G[G_L2_ACC] += 1
