@@ -39,9 +39,10 @@ def test_the_counts_agree_with_the_simulators_own_tables(tmp_path_factory):
 
 
 def test_the_time_stamp_copy_times_every_part_and_changes_nothing(tmp_path_factory):
-    """--ticks: each text its patches time is found in the engine (else the
-    copy is not made), the timed copy simulates what the engine does, and
-    every part's ticks lie within the part around it (no share below 0)."""
+    """--ticks: every text that the timing patches wrap is found once in
+    the engine (else no copy is made), the timed copy simulates what the
+    engine does, and each part's ticks lie within those of the part around
+    it (no share below 0)."""
     traces = trace_specs(tmp_path_factory, {"spmv": {"benchmark": "spmv", "size": "small", "seed": 1,
                                                      "params": {}}})
     hw = load_hardware("gpumech-baseline")
