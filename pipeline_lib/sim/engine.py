@@ -375,6 +375,15 @@ def _ring_fits(cal, r, a, n):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _ring_joins(cal, r, p, n, now, wend):
+    """1 if a booking of [p, p + n) joins a run of busy cycles, the one
+    after it or the one before (a run at ``now`` or before counts as new:
+    :func:`_book` has forgotten a run that ends by now), else 0: whether
+    it adds a run.  Two bit tests combined with no branch."""
+    return np.int64(((p + n < wend << 6) & _ring_busy(cal, r, p + n)) | ((p > now) & _ring_busy(cal, r, p - 1)))
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def book_ring(cal, r, a, n, now):
     """:func:`book_bits`, its commonest case compiled into the caller, with
     no branch on which cycles are free: a row held as bits with no word to
@@ -391,8 +400,7 @@ def book_ring(cal, r, a, n, now):
     if n <= 64 and cal[r, RING_MODE] == 0 and cw >= now >> 6 and a >> 6 < cw + RING_WORDS:
         y = _ring_fits(cal, r, a, n)
         p = ((a >> 6) << 6) + lowest_bit(y)
-        joins = np.int64(((p + n < (cw + RING_WORDS) << 6) & _ring_busy(cal, r, p + n))
-                         | ((p > now) & _ring_busy(cal, r, p - 1)))
+        joins = _ring_joins(cal, r, p, n, now, cw + RING_WORDS)
         if y != 0 and (joins == 1 or cal[r, 0] < CAL_INTERVALS):
             _ring_set(cal, r, p, p + n)
             cal[r, RING_END] = max(cal[r, RING_END], p + n)
@@ -441,13 +449,9 @@ def book_bits(cal, r, a, n, now):
             _ring_set(cal, r, p, p + n)
             if p + n > cal[r, RING_END]:
                 cal[r, RING_END] = p + n
-            # a run of its own may make a 33rd (the one at now counts as new: _book has forgotten a run
-            # that ends by now)
-            after = p + n < wend << 6 and _ring_busy(cal, r, p + n)
-            before = p > now and _ring_busy(cal, r, p - 1)
-            # cal[r, 0] bounds the runs from above (runs end and join, but only such a booking adds one), so
-            # they are counted only when the bound passes the row's size
-            if not (after or before):
+            # a run of its own may make a 33rd. cal[r, 0] bounds the runs from above (runs end and join,
+            # but only such a booking adds one), so they are counted only when the bound passes the row's size
+            if _ring_joins(cal, r, p, n, now, wend) == 0:
                 cal[r, 0] += 1
                 if cal[r, 0] > CAL_INTERVALS:
                     m = _ring_runs(cal, r, now)
