@@ -69,19 +69,33 @@ FUNCTIONS = ("_interp", "exec_general", "_half_warps", "run_blocks")
 COUNT_CPU = {"NUMBA_CPU_NAME": "haswell",
              "NUMBA_CPU_FEATURES": "+64bit,+avx,+avx2,+bmi,+bmi2,+cmov,+cx16,+cx8,+f16c,+fma,+fxsr,+lzcnt,+mmx,"
                                    "+movbe,+popcnt,+sahf,+sse,+sse2,+sse3,+sse4.1,+sse4.2,+ssse3,+xsave"}
-#: the engine's functions that stay calls (the L2 path is inlined into run)
-SIM_FUNCTIONS = ("run", "_book", "book_bits", "heap_replace_min", "_next_ready", "_release_barrier", "_retire")
+
+
+def _cache_files(dispatcher) -> list[str]:
+    """``dispatcher``'s numba cache files (none if it was never compiled)."""
+    code = dispatcher.py_func.__code__
+    return glob.glob(str(Path(code.co_filename).parent / "__pycache__" /
+                         f"{Path(code.co_filename).stem}.{code.co_name}-{code.co_firstlineno}.*.nbc"))
+
+
+def engine_calls(module) -> list[str]:
+    """The engine's functions that stay calls of their own, ``run`` first:
+    those not compiled with ``inline="always"`` (which have no code of
+    their own) and compiled at least once (a cache file)."""
+    import numba
+    names = [name for name, f in vars(module).items()
+             if isinstance(f, numba.core.registry.CPUDispatcher) and f.py_func.__module__ == module.__name__
+             and f.targetoptions.get("inline") != "always" and _cache_files(f)]
+    return sorted(names, key=lambda name: name != "run")
 
 
 def _cached_objects(dispatcher) -> list[bytes]:
     """The ELF objects in ``dispatcher``'s cache files, one per compiled
     specialisation (numba keeps each there as the bytes it loads)."""
-    code = dispatcher.py_func.__code__
-    pattern = str(Path(code.co_filename).parent / "__pycache__" /
-                  f"{Path(code.co_filename).stem}.{code.co_name}-{code.co_firstlineno}.*.nbc")
-    files = glob.glob(pattern)
+    files = _cache_files(dispatcher)
     if not files:
-        raise SystemExit(f"perf_asm: no numba cache file matches {pattern}")
+        raise SystemExit(f"perf_asm: no numba cache file of {dispatcher.py_func.__qualname__} "
+                         f"({dispatcher.py_func.__code__.co_filename})")
     objects = []
     for path in sorted(files, key=os.path.getmtime, reverse=True):
         data = open(path, "rb").read()
@@ -109,7 +123,7 @@ def child(args, out: Path) -> None:
         sim = Simulator(hw, TraceDir(args.simulator))
         sim.run()
         print(f"{args.simulator}: {time.perf_counter() - t0:.2f} s", file=sys.stderr)
-        module, functions, entry = sim.engine, SIM_FUNCTIONS, "run"     # the engine compiled for hw's structure
+        module, functions, entry = sim.engine, engine_calls(sim.engine), "run"     # the engine compiled for hw's structure
     elif args.micro:
         sys.path.insert(0, str(ROOT / "benchmarks"))
         from emulator_micro import KERNEL

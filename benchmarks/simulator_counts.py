@@ -60,10 +60,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "pipeline_lib_counts"
 
-# the calendars' bookings in sim/engine.py (the slices' and channels' as bits)
+# the calendars' bookings in sim/engine.py (the slices' and channels' as bits, through book_ring)
 SLICE = "    start = book_ring(slice_cal, sl, t + icnt, K[C_L2_SVC], G[G_CYCLE])\n"
 BANK = "    start = _book(bank_cal, b, t, rm + np.int64(np.ceil(burst)), now)\n"
-CHANNEL = "    slot = book_bits(chan_cal, ch, np.int64(np.ceil((start + rm) / burst)), 1, np.int64(now / burst))\n"
+CHANNEL = "    slot = _book_slot(chan_cal, ch, np.int64(np.ceil((start + rm) / burst)), np.int64(now / burst))\n"
 # (text, what replaces it) in sim/engine.py, each text found exactly once.
 # X is the counter row: the last row of the calendar array, which no
 # resource index reaches.
@@ -84,7 +84,7 @@ ENGINE_PATCHES = [
     # the slices and channels booked on the interval calendar, whose walk the counts describe: the same
     # starts and intervals as their calendar of bits (engine.book_bits; tests/test_simulator.py)
     (SLICE, SLICE.replace("book_ring", "_book")),
-    (CHANNEL, CHANNEL.replace("book_bits", "_book")),
+    (CHANNEL, "    slot = _book(chan_cal, ch, np.int64(np.ceil((start + rm) / burst)), 1, np.int64(now / burst))\n"),
     ("        nret = 0\n        for s in range(S):\n",
      "        nret = 0\n        chan_cal[chan_cal.shape[0] - 1, 8] += 1\n        for s in range(S):\n"),
     ("            base = s * MAXW\n            issued = 0\n",

@@ -53,3 +53,21 @@ def test_every_event_is_read_by_address_with_omitted_zeros(tmp_path):
     assert events == ["Ir", "Bc", "Bcm"]
     # a line that leaves out its last costs has zeros there
     assert costs == {0x10: [5, 3, 1], 0x14: [3, 0, 0], 0x30: [6, 1, 0]}
+
+
+def test_the_simulator_functions_profiled_are_the_engines_own_calls(tmp_path):
+    """--simulator reads the machine code of every engine function that is
+    a call of its own: each one the engine compiled (a cache file to read),
+    none compiled into its callers (``inline="always"``, no code of its own:
+    a fixed list naming one had stopped the script)."""
+    from pipeline_lib.sim import load_hardware
+    from pipeline_lib.sim.simulator import Simulator
+    from simulator_speed import traced
+    sim = Simulator(load_hardware("gpumech-baseline"), traced("reduction", "small", tmp_path))
+    sim.run()
+    names = perf_asm.engine_calls(sim.engine)
+    assert names[0] == "run" and {"_book", "book_bits", "_book_slot"} <= set(names)
+    for name in names:
+        f = getattr(sim.engine, name)
+        assert f.targetoptions.get("inline") != "always" and perf_asm._cached_objects(f), name
+    assert "heap_replace_min" not in names and "book_ring" not in names

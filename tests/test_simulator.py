@@ -350,10 +350,11 @@ def test_calendar_as_bits_books_what_the_interval_calendar_books():
     arrivals in any order, at the current cycle and beyond the ring (where
     it keeps intervals until they end within it again), after pauses of the
     clock, in sparse rows (kept as intervals) and in rows that overflow,
-    whose smallest gap merges (the first of equal ones).  The slices book
-    through engine.book_ring, whose case compiled into the caller must leave
-    the row as the call does, for bookings of one cycle up to longer than a
-    word of the ring."""
+    whose smallest gap merges (the first of equal ones).  The slices and the
+    channels book through engine.book_ring, whose case (the word before
+    now's cleared, the run in the arrival's word) must leave the row as the
+    call does, for bookings of one cycle up to longer than a word of the
+    ring."""
     rng = np.random.default_rng(1)
     modes, full = set(), 0
     for trial in range(200):
