@@ -123,7 +123,8 @@ def child(args, out: Path) -> None:
         sim = Simulator(hw, TraceDir(args.simulator))
         sim.run()
         print(f"{args.simulator}: {time.perf_counter() - t0:.2f} s", file=sys.stderr)
-        module, functions, entry = sim.engine, engine_calls(sim.engine), "run"     # the engine compiled for hw's structure
+        # the engine compiled for hw's structure, and those of its functions that are calls of their own
+        module, functions, entry = sim.engine, engine_calls(sim.engine), "run"
     elif args.micro:
         sys.path.insert(0, str(ROOT / "benchmarks"))
         from emulator_micro import KERNEL
