@@ -364,6 +364,12 @@ def _ring_set(cal, r, lo, hi):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _ring_clear(cal, r, w):
+    """Free word ``w``, wholly before now, for the cycles a ring later."""
+    cal[r, RING0 + (w & (RING_WORDS - 1))] = 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _ring_fits(cal, r, a, n):
     """The cycles of ``a``'s word, from ``a`` on, that start ``n`` (at most
     64) free ones within the word (bit i: cycle i of the word)."""
@@ -386,15 +392,14 @@ def _ring_joins(cal, r, p, n, now, wend):
 @njit(cache=True, _nrt=False, inline="always")
 def book_ring(cal, r, a, n, now):
     """:func:`book_bits`, its commonest case compiled into the caller, with
-    no branch on which cycles are free: a row held as bits with no word to
-    clear, the run found in ``a``'s own word (no run that crosses the word's
-    end starts before one within it), and the row's bound on its runs left
-    within its size.  Else the call, which each booking had been (its
-    arguments passed on the stack), and whose walk tests each word for a
-    free cycle and then for a busy one (docs/simulator.md, Speed).  The
-    case includes the commonest word to clear, the one word before
-    ``now``'s, the first booking after ``now`` enters a new word.  The
-    slices book through it compiled into the L2 path, where ``n`` is the
+    no branch on which cycles are free: a row held as bits with at most
+    one word to clear (the one before ``now``'s, when the first booking
+    after ``now`` enters a new word), the run found in ``a``'s own word (no
+    run that crosses the word's end starts before one within it), and the
+    row's bound on its runs left within its size.  Else the call, which
+    each booking had been (its arguments passed on the stack), and whose
+    walk tests each word for a free cycle and then for a busy one
+    (docs/simulator.md, Speed).  The slices book through it compiled into the L2 path, where ``n`` is the
     constant service time, so the test of it and the loop of
     :func:`_ring_fits` fold away (as a call it measured 3% slower); the
     channels through :func:`_book_slot`, a call of its own (compiled into
@@ -402,7 +407,7 @@ def book_ring(cal, r, a, n, now):
     against 19 s, for the same speed)."""
     cw = cal[r, RING_CLEARED]
     if cw == (now >> 6) - 1 and cal[r, RING_MODE] == 0:    # the word before now's to clear, as book_bits would
-        cal[r, RING0 + (cw & (RING_WORDS - 1))] = 0
+        _ring_clear(cal, r, cw)
         cw += 1
         cal[r, RING_CLEARED] = cw
     if n <= 64 and cal[r, RING_MODE] == 0 and cw >= now >> 6 and a >> 6 < cw + RING_WORDS:
@@ -439,8 +444,8 @@ def book_bits(cal, r, a, n, now):
     DENSE_RUNS intervals or more and every one ends within the ring."""
     if cal[r, RING_MODE] == 0:
         cw = max(cal[r, RING_CLEARED], (now >> 6) - RING_WORDS)   # (each word once after a long pause)
-        while cw < now >> 6:        # the words wholly before now: free for the cycles a ring later
-            cal[r, RING0 + (cw & (RING_WORDS - 1))] = 0
+        while cw < now >> 6:        # the words wholly before now
+            _ring_clear(cal, r, cw)
             cw += 1
         cal[r, RING_CLEARED] = cw
         wend = cw + RING_WORDS      # the first word the ring cannot hold
