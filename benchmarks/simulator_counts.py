@@ -130,7 +130,8 @@ ISSUE_CALL = ("                    rc = _issue(w, s, t, C, G, W, B, SM, regready
 VISIT_END = ("            if stalls:\n                ST[ST_STALL0 + SM[s, SM_CAUSE]] += 1\n"
              "                SM[s, SM_SEEN] = t + 1\n")
 TICK_PATCHES = [
-    ("from ..intrinsics import lowest_bit, prefetch\n", "from ..intrinsics import lowest_bit, prefetch, cycles\n"),
+    ("from ..intrinsics import lowest_bit, popcount, prefetch\n",
+     "from ..intrinsics import lowest_bit, popcount, prefetch, cycles\n"),
     (SLICE, _timed(SLICE, 20, "slice_cal", "    ")),
     (BANK, _timed(BANK, 20, "bank_cal", "    ")),
     (CHANNEL, _timed(CHANNEL, 21, "chan_cal", "    ")),

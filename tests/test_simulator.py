@@ -391,6 +391,37 @@ def test_calendar_as_bits_books_what_the_interval_calendar_books():
     assert bits[0, 0] == E._ring_runs(bits.copy(), 0, 0) == 2
 
 
+def test_ring_count_counts_the_runs_the_listing_finds():
+    """engine._ring_count, which book_bits asks when its bound on a row's
+    runs passes the row's size, must count the runs _ring_runs lists (up to
+    the listing's stop at CAL_INTERVALS + 2): runs across a word's end are
+    one run, the run at now counts from now, and words after the latest
+    end are not read.  Rows of random density, with runs that cross words,
+    and now anywhere in the ring."""
+    rng = np.random.default_rng(5)
+    crossed = 0
+    for trial in range(3000):
+        row = np.zeros((1, E.RING_WIDTH), np.int64)
+        now = int(rng.integers(0, 1 << 20))
+        end = now + int(rng.integers(0, E.RING_WORDS * 64 - (now & 63)))
+        p = rng.choice([0.02, 0.2, 0.5, 0.9, 0.99])
+        busy = np.zeros(E.RING_WORDS * 64 + 64, bool)
+        c = now - 5
+        while c < end:      # runs and gaps of random lengths, so that some cross a word's end
+            length = int(rng.geometric(1 - p if rng.random() < 0.5 else p))
+            if rng.random() < p:
+                busy[max(c, 0) - (now >> 6 << 6):min(c + length, end) - (now >> 6 << 6)] = True
+            c += length
+        for k in range(E.RING_WORDS):
+            w = (now >> 6) + k
+            bits = busy[64 * k:64 * k + 64]
+            row[0, E.RING0 + (w & (E.RING_WORDS - 1))] = np.int64(np.uint64(sum(1 << int(i) for i in np.flatnonzero(bits)) & ((1 << 64) - 1)))
+        row[0, E.RING_END] = end
+        crossed += int(any(busy[64 * k + 63] and busy[64 * k + 64] for k in range(E.RING_WORDS - 1)))
+        assert min(E._ring_count(row, 0, now), E.CAL_INTERVALS + 2) == E._ring_runs(row.copy(), 0, now), trial
+    assert crossed > 500
+
+
 def test_xor_slice_hash_spreads_a_stride_that_is_a_multiple_of_the_slices():
     """l2.slice_hash: xor folds the line index before the modulo, so a
     column of 24-line rows (a multiple of 6 slices) no longer lands on one

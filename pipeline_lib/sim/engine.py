@@ -32,7 +32,7 @@ import dataclasses
 import numpy as np
 from numba import njit
 
-from ..intrinsics import lowest_bit, prefetch
+from ..intrinsics import lowest_bit, popcount, prefetch
 from .hardware import field_value, l2_service_cycles
 # the per-PC static table P, its instruction kinds and the trace's memory
 # spaces: the public interface shared with GPUMech (static.py)
@@ -353,6 +353,24 @@ def _ring_runs(cal, r, now):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _ring_count(cal, r, now):
+    """:func:`_ring_runs`'s count where it is at most CAL_INTERVALS + 1,
+    without listing the runs: each word's run starts counted at once (a
+    busy cycle whose predecessor is free, the word before carrying in its
+    last cycle), where the listing took a step per run end."""
+    first, last = now >> 6, (cal[r, RING_END] - 1) >> 6
+    m = np.int64(0)
+    carry = np.int64(0)        # the previous word's last cycle busy
+    for w in range(first, last + 1):
+        x = _ring_word(cal, r, w)
+        if w == first:
+            x &= ALL << (now & 63)
+        m += popcount(x & ~((x << 1) | carry))
+        carry = (x >> 63) & 1
+    return m
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _ring_set(cal, r, lo, hi):
     """Mark cycles [lo, hi) busy, a word at a time."""
     last = (hi - 1) >> 6
@@ -475,7 +493,9 @@ def book_bits(cal, r, a, n, now):
             if _ring_joins(cal, r, p, n, now, wend) == 0:
                 cal[r, 0] += 1
                 if cal[r, 0] > CAL_INTERVALS:
-                    m = _ring_runs(cal, r, now)
+                    m = _ring_count(cal, r, now)
+                    if m > CAL_INTERVALS or m <= SPARSE_RUNS:     # the runs listed: to merge or to keep
+                        m = _ring_runs(cal, r, now)
                     if m > CAL_INTERVALS:      # _book's merge of the smallest gap (the first of equal ones)
                         g = _smallest_gap(cal, r, m)
                         _ring_set(cal, r, cal[r, 2 + 2 * g], cal[r, 1 + 2 * (g + 1)])
