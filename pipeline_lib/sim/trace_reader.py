@@ -29,8 +29,9 @@ class LaunchTrace:
 #: rows per record batch when a launch is decoded: batches of a few MB are
 #: reused by the Parquet reader's allocator, where a row group's columns
 #: (tens of MB) went back to the system and were faulted in again at the
-#: next one (docs/simulator.md, Speed)
-DECODE_BATCH_ROWS = 1 << 18
+#: next one; 2^16 rows (about 2 MB of lines) read faster than 2^18, 2^15 or
+#: 2^14 inside a simulation (docs/simulator.md, Speed)
+DECODE_BATCH_ROWS = 1 << 16
 _DECODE_COLUMNS = ["warp", "pc", "mask", "space", "nreq", "lines"]
 _FIELDS = ("pc", "space", "nreq", "nthreads", "line_off", "lines", "warp_off")
 
