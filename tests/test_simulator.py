@@ -404,18 +404,18 @@ def test_ring_count_counts_the_runs_the_listing_finds():
         row = np.zeros((1, E.RING_WIDTH), np.int64)
         now = int(rng.integers(0, 1 << 20))
         end = now + int(rng.integers(0, E.RING_WORDS * 64 - (now & 63)))
-        p = rng.choice([0.02, 0.2, 0.5, 0.9, 0.99])
-        busy = np.zeros(E.RING_WORDS * 64 + 64, bool)
-        c = now - 5
+        density = rng.choice([0.02, 0.2, 0.5, 0.9, 0.99])
+        first = now >> 6 << 6
+        busy = np.zeros(E.RING_WORDS * 64 + 64, bool)     # cycle first + i
+        c = now - 5          # (cycles before now: the word's bits below now are not read)
         while c < end:      # runs and gaps of random lengths, so that some cross a word's end
-            length = int(rng.geometric(1 - p if rng.random() < 0.5 else p))
-            if rng.random() < p:
-                busy[max(c, 0) - (now >> 6 << 6):min(c + length, end) - (now >> 6 << 6)] = True
+            length = int(rng.geometric(1 - density if rng.random() < 0.5 else density))
+            if rng.random() < density:
+                busy[max(c, first) - first:min(c + length, end) - first] = True
             c += length
+        words = np.packbits(busy[:E.RING_WORDS * 64], bitorder="little").view(np.int64)   # bit i: cycle i
         for k in range(E.RING_WORDS):
-            w = (now >> 6) + k
-            bits = busy[64 * k:64 * k + 64]
-            row[0, E.RING0 + (w & (E.RING_WORDS - 1))] = np.int64(np.uint64(sum(1 << int(i) for i in np.flatnonzero(bits)) & ((1 << 64) - 1)))
+            row[0, E.RING0 + (((now >> 6) + k) & (E.RING_WORDS - 1))] = words[k]
         row[0, E.RING_END] = end
         crossed += int(any(busy[64 * k + 63] and busy[64 * k + 64] for k in range(E.RING_WORDS - 1)))
         assert min(E._ring_count(row, 0, now), E.CAL_INTERVALS + 2) == E._ring_runs(row.copy(), 0, now), trial

@@ -494,7 +494,7 @@ def book_bits(cal, r, a, n, now):
                 cal[r, 0] += 1
                 if cal[r, 0] > CAL_INTERVALS:
                     m = _ring_count(cal, r, now)
-                    if m > CAL_INTERVALS or m <= SPARSE_RUNS:     # the runs listed: to merge or to keep
+                    if m > CAL_INTERVALS or m <= SPARSE_RUNS:     # listed: to merge, or kept as intervals
                         m = _ring_runs(cal, r, now)
                     if m > CAL_INTERVALS:      # _book's merge of the smallest gap (the first of equal ones)
                         g = _smallest_gap(cal, r, m)
