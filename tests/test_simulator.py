@@ -406,14 +406,14 @@ def test_ring_count_counts_the_runs_the_listing_finds():
         end = now + int(rng.integers(0, E.RING_WORDS * 64 - (now & 63)))
         density = rng.choice([0.02, 0.2, 0.5, 0.9, 0.99])
         first = now >> 6 << 6
-        busy = np.zeros(E.RING_WORDS * 64 + 64, bool)     # cycle first + i
+        busy = np.zeros(E.RING_WORDS * 64, bool)     # cycle first + i
         c = now - 5          # (cycles before now: the word's bits below now are not read)
         while c < end:      # runs and gaps of random lengths, so that some cross a word's end
             length = int(rng.geometric(1 - density if rng.random() < 0.5 else density))
             if rng.random() < density:
                 busy[max(c, first) - first:min(c + length, end) - first] = True
             c += length
-        words = np.packbits(busy[:E.RING_WORDS * 64], bitorder="little").view(np.int64)   # bit i: cycle i
+        words = np.packbits(busy, bitorder="little").view(np.int64)   # bit i: cycle i
         for k in range(E.RING_WORDS):
             row[0, E.RING0 + (((now >> 6) + k) & (E.RING_WORDS - 1))] = words[k]
         row[0, E.RING_END] = end

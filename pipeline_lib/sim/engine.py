@@ -321,18 +321,31 @@ def _ring_busy(cal, r, x):
     return (_ring_word(cal, r, x >> 6) >> (x & 63)) & 1 == 1
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _ring_last(cal, r):
+    """The word of the row's latest booked cycle (the last word a walk of
+    its runs reads)."""
+    return (cal[r, RING_END] - 1) >> 6
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _ring_live(cal, r, w, now):
+    """Word ``w`` (``now``'s or later) with the cycles before ``now`` taken
+    as free: the runs that end after ``now``, the first clipped to it."""
+    x = _ring_word(cal, r, w)
+    return x & (ALL << (now & 63)) if w == now >> 6 else x
+
+
 @njit(cache=True, _nrt=False)
 def _ring_runs(cal, r, now):
     """Write the runs of busy cycles that end after ``now`` into the row's
     intervals, in order (the first one's start clipped to ``now``: no search
     or merge reads it), and return how many (the row holds 33)."""
-    first, last = now >> 6, (cal[r, RING_END] - 1) >> 6
+    last = _ring_last(cal, r)
     m = 0
     inrun = False
-    for w in range(first, last + 1):
-        x = _ring_word(cal, r, w)
-        if w == first:
-            x &= ALL << (now & 63)
+    for w in range(now >> 6, last + 1):
+        x = _ring_live(cal, r, w, now)
         pos = 0
         while True:
             y = (~x if inrun else x) & (ALL << pos)
@@ -358,13 +371,10 @@ def _ring_count(cal, r, now):
     without listing the runs: each word's run starts counted at once (a
     busy cycle whose predecessor is free, the word before carrying in its
     last cycle), where the listing took a step per run end."""
-    first, last = now >> 6, (cal[r, RING_END] - 1) >> 6
     m = np.int64(0)
     carry = np.int64(0)        # the previous word's last cycle busy
-    for w in range(first, last + 1):
-        x = _ring_word(cal, r, w)
-        if w == first:
-            x &= ALL << (now & 63)
+    for w in range(now >> 6, _ring_last(cal, r) + 1):
+        x = _ring_live(cal, r, w, now)
         m += popcount(x & ~((x << 1) | carry))
         carry = (x >> 63) & 1
     return m
@@ -417,12 +427,12 @@ def book_ring(cal, r, a, n, now):
     row's bound on its runs left within its size.  Else the call, which
     each booking had been (its arguments passed on the stack), and whose
     walk tests each word for a free cycle and then for a busy one
-    (docs/simulator.md, Speed).  The slices book through it compiled into the L2 path, where ``n`` is the
-    constant service time, so the test of it and the loop of
-    :func:`_ring_fits` fold away (as a call it measured 3% slower); the
-    channels through :func:`_book_slot`, a call of its own (compiled into
-    both of the DRAM path's copies as well, the engine took 29 s to compile
-    against 19 s, for the same speed)."""
+    (docs/simulator.md, Speed).  The slices book through it compiled into
+    the L2 path, where ``n`` is the constant service time, so the test of
+    it and the loop of :func:`_ring_fits` fold away (as a call it measured
+    3% slower); the channels through :func:`_book_slot`, a call of its own
+    (compiled into both of the DRAM path's copies as well, the engine took
+    29 s to compile against 19 s, for the same speed)."""
     cw = cal[r, RING_CLEARED]
     if cw == (now >> 6) - 1 and cal[r, RING_MODE] == 0:    # the word before now's to clear, as book_bits would
         _ring_clear(cal, r, cw)
