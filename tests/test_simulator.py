@@ -422,6 +422,50 @@ def test_ring_count_counts_the_runs_the_listing_finds():
     assert crossed > 500
 
 
+def test_batched_tries_do_what_single_tries_did():
+    """The round-robin scheduler tries the ready slots that its unit masks
+    show waiting for a busy unit in one batch (docs/simulator.md, Speed):
+    _blocked_slots must name exactly the slots whose unit is busy,
+    _wait_for_units must give each failed slot the cycle its own unit
+    frees (and leave the others), and _first_at_min must keep the earlier
+    (mn, mw) on a tie and otherwise pick the first slot at the batch's
+    smallest ready cycle, as the tries one by one in ascending order did.
+    Random rows of 64 slots (bit 63 included), with many ties."""
+    rng = np.random.default_rng(11)
+    n, s, base = 64, 1, 64 * 1
+    ties = 0
+    for trial in range(2000):
+        SM = np.zeros((3, E.SM_READY + n), np.int64)
+        t = int(rng.integers(100, 200))
+        ready = rng.integers(t - 6, t + 3, n)       # a narrow range: ties between slots
+        SM[s, E.SM_READY:] = ready
+        unit = rng.integers(0, 3, n)                # U_NONE, U_LSU, U_SMEM
+        bits = 1 << np.arange(n, dtype=np.uint64)
+        SM[s, E.SM_ON_LSU] = np.uint64(bits[unit == E.U_LSU].sum()).astype(np.int64)
+        SM[s, E.SM_ON_SMEM] = np.uint64(bits[unit == E.U_SMEM].sum()).astype(np.int64)
+        SM[s, E.SM_LSU] = t + int(rng.integers(-2, 9))
+        SM[s, E.SM_SMEM] = t + int(rng.integers(-2, 9))
+        busy = ((unit == E.U_LSU) & (SM[s, E.SM_LSU] > t)) | ((unit == E.U_SMEM) & (SM[s, E.SM_SMEM] > t))
+        blocked = np.int64(E._blocked_slots(SM, s, t)).view(np.uint64)
+        assert [bool(blocked >> np.uint64(j) & np.uint64(1)) for j in range(n)] == list(busy), trial
+        fail_slots = np.flatnonzero(busy & (rng.random(n) < 0.7))
+        fail = np.int64(np.uint64(bits[fail_slots].sum()).astype(np.int64))
+        # the tries one by one: the smallest ready cycle, the first slot that has it
+        mn0 = int(rng.integers(t - 6, t + 3)) if rng.random() < 0.5 else int(E.INF)
+        mw0 = int(rng.integers(0, 1000))
+        mn, mw = mn0, mw0
+        for j in fail_slots:
+            if ready[j] < mn:
+                mn, mw = int(ready[j]), base + int(j)
+        ties += int(len(fail_slots) > 0 and mn == mn0 and int(ready[fail_slots].min()) == mn0)
+        assert tuple(int(x) for x in E._first_at_min(SM, s, n, fail, base, mn0, mw0)) == (mn, mw), trial
+        want = ready.copy()
+        want[fail_slots] = np.where(unit[fail_slots] == E.U_LSU, SM[s, E.SM_LSU], SM[s, E.SM_SMEM])
+        E._wait_for_units(SM, s, s, n, fail)
+        assert list(SM[s, E.SM_READY:]) == list(want), trial
+    assert ties > 50
+
+
 def test_xor_slice_hash_spreads_a_stride_that_is_a_multiple_of_the_slices():
     """l2.slice_hash: xor folds the line index before the modulo, so a
     column of 24-line rows (a multiple of 6 slices) no longer lands on one

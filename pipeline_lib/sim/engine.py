@@ -147,10 +147,10 @@ def config_vector(hw: dict) -> np.ndarray:
 
 # warp slot fields W[slot, ...]
 # (a warp's ready cycle is not here but in its SM's row: SM[s, SM_READY + slot within the SM])
-W_POS, W_END, W_STATUS, W_BSLOT, W_AGE, W_UNIT, W_N = range(7)
+W_POS, W_END, W_STATUS, W_BSLOT, W_AGE, W_N = range(6)
 WS_FREE, WS_RUN, WS_BAR = 0, 1, 2
-# W_UNIT: the unit the next instruction needs, cached by _unit_busy until the warp advances
-U_UNKNOWN, U_NONE, U_LSU, U_SMEM = -1, 0, 1, 2
+# the unit an instruction needs (_unit_busy)
+U_NONE, U_LSU, U_SMEM = 0, 1, 2
 
 # block slot fields B[slot, ...]
 B_ID, B_LIVE, B_ARRIVED, B_N = range(4)
@@ -160,7 +160,13 @@ B_ID, B_LIVE, B_ARRIVED, B_N = range(4)
 # (SM_READY: the first of MAXW columns, the ready cycle of each of the SM's warp slots -- the earliest
 # cycle its next instruction can issue, INF for a free slot or one waiting at a barrier: one row that
 # a visit reads in one pass, where a field of the warp table's rows had taken a host cache line a warp)
-SM_LAST, SM_NBLK, SM_LSU, SM_SMEM, SM_PENDING, SM_INSTRS, SM_BLOCKS, SM_SEEN, SM_CAUSE, SM_READY = range(10)
+# (SM_ON_LSU, SM_ON_SMEM: masks of the warp slots whose next instruction needs the load/store unit or
+# the shared-memory pipe, bit j for slot j: set when a try first looks at the instruction (_unit_busy),
+# cleared when the warp issues it, so that a set bit is a running warp's.  A memory-bound SM tries many
+# ready warps that find the unit busy, and the masks answer those tries together from the SM's row,
+# where each try read the unit kept in the warp's row, a host cache miss a try: docs/simulator.md, Speed)
+(SM_LAST, SM_NBLK, SM_LSU, SM_SMEM, SM_PENDING, SM_INSTRS, SM_BLOCKS, SM_SEEN, SM_CAUSE, SM_ON_LSU, SM_ON_SMEM,
+ SM_READY) = range(12)
 #: warp slots per SM at most: one bit each in the schedulers' mask of ready slots (run)
 MAX_WARPS = 64
 
@@ -775,6 +781,47 @@ def _slots_ready_by(SM, row, n, t):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _blocked_slots(SM, s, t):
+    """The mask of SM ``s``'s warp slots whose next instruction is known to
+    need a unit busy at cycle ``t`` (the load/store unit's or the
+    shared-memory pipe's slots, SM_ON_LSU and SM_ON_SMEM)."""
+    m = np.int64(0)
+    if SM[s, SM_LSU] > t:
+        m |= SM[s, SM_ON_LSU]
+    if SM[s, SM_SMEM] > t:
+        m |= SM[s, SM_ON_SMEM]
+    return m
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _wait_for_units(SM, s, row, n, fail):
+    """Slots ``fail`` (a mask of :func:`_blocked_slots`) of SM ``s`` (its
+    row ``row``) wait for their busy unit: each one's ready cycle becomes
+    the cycle its unit frees, as :func:`_unit_busy` sets it.  One pass over
+    the row with no branch (selects)."""
+    lsu, smem, on_lsu = SM[s, SM_LSU], SM[s, SM_SMEM], SM[s, SM_ON_LSU]
+    for j in range(n):
+        c = np.uint64(SM_READY + j)
+        v = lsu if (on_lsu >> j) & 1 != 0 else smem
+        SM[row, c] = v if (fail >> j) & 1 != 0 else SM[row, c]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _first_at_min(SM, row, n, fail, base, mn, mw):
+    """(mn, mw) updated with slots ``fail`` of SM row ``row`` (one scheduler
+    phase: their round-robin order is ascending), before they wait: the
+    smallest ready cycle among them if below ``mn``, and the first slot
+    (warp ``base + j``) that has it; else (mn, mw) unchanged."""
+    m = INF
+    for j in range(n):
+        v = SM[row, np.uint64(SM_READY + j)]
+        m = min(m, v if (fail >> j) & 1 != 0 else INF)
+    if m < mn:
+        return m, base + lowest_bit(fail & _slots_ready_by(SM, row, n, m))
+    return mn, mw
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _regs_ready(w, r, pc, P, lo, hi, regready):
     """max(r, ready cycle of the registers in P[pc, lo:hi], -1 padded)."""
     for k in range(lo, hi):
@@ -853,7 +900,6 @@ def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_wa
                 continue
             gw = blk * wpb + k
             W[w, W_POS] = warp_off[gw]
-            W[w, W_UNIT] = U_UNKNOWN
             W[w, W_END] = warp_off[gw + 1]
             W[w, W_STATUS] = WS_RUN
             W[w, W_BSLOT] = bs
@@ -873,26 +919,41 @@ def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_wa
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _known_unit(SM, s, w):
+    """The unit warp slot ``w``'s next instruction needs as far as SM
+    ``s``'s masks know it: U_LSU, U_SMEM, else U_NONE (none, or not looked
+    at yet)."""
+    bit = np.int64(1) << (_ready_col(SM, s, w) - SM_READY)
+    if SM[s, SM_ON_LSU] & bit != 0:
+        return U_LSU
+    if SM[s, SM_ON_SMEM] & bit != 0:
+        return U_SMEM
+    return U_NONE
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):
     """Structural hazard: True (and the warp's ready cycle moved to when the
     unit frees) if the next instruction of warp slot ``w`` needs the
     load/store unit or the shared-memory pipeline and it is busy at ``t``.
     Inlined into the scheduler loops: a memory-bound SM has many warps
     waiting for its load/store unit, and a full call of :func:`_issue` per
-    failed attempt dominated host time; the unit is cached per warp because
-    re-reading the trace arrays of a waiting warp missed the host caches."""
-    u = W[w, W_UNIT]
-    if u == U_UNKNOWN:
+    failed attempt dominated host time; the unit is kept in the SM's masks
+    (SM_ON_LSU, SM_ON_SMEM) because re-reading the trace arrays of a
+    waiting warp missed the host caches."""
+    u = _known_unit(SM, s, w)
+    if u == U_NONE:
         r = W[w, W_POS]
         kind = P[t_pc[r], P_KIND]
         sp = t_space[r]
-        u = U_NONE
         if (kind == K_LOAD or kind == K_STORE or kind == K_ATOM) and t_nreq[r] > 0:
+            bit = np.int64(1) << (_ready_col(SM, s, w) - SM_READY)
             if sp == SP_SHARED:
                 u = U_SMEM
+                SM[s, SM_ON_SMEM] |= bit
             elif sp == SP_GLOBAL or sp == SP_LOCAL or sp == SP_MIXED:
                 u = U_LSU
-        W[w, W_UNIT] = u
+                SM[s, SM_ON_LSU] |= bit
     if u == U_SMEM and SM[s, SM_SMEM] > t:
         SM[s, _ready_col(SM, s, w)] = SM[s, SM_SMEM]
         return True
@@ -906,7 +967,7 @@ def _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):
 def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_loff, t_lines,
            P, L1, mshr, L2, slice_cal, bank_cal, bank_row, chan_cal, burst, ST, PCST, ubbv):
     """Issue the next instruction of warp slot ``w`` at cycle ``t`` (the
-    caller has checked :func:`_unit_busy`).  Returns 1, or 2 if the warp's
+    caller has checked that its unit is free).  Returns 1, or 2 if the warp's
     block retired."""
     r = W[w, W_POS]
     pc = t_pc[r]
@@ -929,7 +990,10 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
     done = t + P[pc, P_LAT]
     next_min = t + 1
     cause = STALL_DEP
+    # the next instruction's unit is not known until a try looks (the bit was set by this one's)
+    unit_bit = np.int64(1) << (_ready_col(SM, s, w) - SM_READY)
     if cache_path:
+        SM[s, SM_ON_LSU] &= ~unit_bit
         seen = (ST[ST_MSHR_STALL], ST[ST_L2_MISS], ST[ST_L1_MISS] + ST[ST_L1_MERGE])
         lsu = t
         in_cycle = 0     # lines the load/store unit has taken in cycle lsu
@@ -1009,6 +1073,7 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
             ST[ST_LOAD_LAT] += done - t
             PCST[pc, PC_LAT] += done - t
     elif shared_path:
+        SM[s, SM_ON_SMEM] &= ~unit_bit
         ST[ST_SHARED] += n
         done = t + K[C_SMEM_LAT] + n - 1
         SM[s, SM_SMEM] = t + n
@@ -1029,7 +1094,6 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
         if C[C_STALLS] == 1:
             regready[w, NR + g] = cause
     W[w, W_POS] = r + 1
-    W[w, W_UNIT] = U_UNKNOWN
     if r + 1 < W[w, W_END]:
         # the warp's next record (its first 16 line addresses), read when it is
         # next tried: the warps' records lie in separate stretches of the
@@ -1149,8 +1213,10 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
             # are all ready after t), so the mask holds to its end with the tried slots taken out.
             row = np.uint64(s)
             ready = _slots_ready_by(SM, row, MAXW, t)
-            # of the slots tried that did not issue: the earliest ready cycle they had and the first
-            # of them in round-robin order (the next visit's cycle, the stall breakdown's warp)
+            # of the slots tried that did not issue (each was ready at t): the earliest ready cycle
+            # they had and the first of them in round-robin order (the stall breakdown's warp;
+            # kept with the breakdown only, except where a single try sets them)
+            tried_busy = False
             mn = INF
             mw = -1
             before = np.int64(0)     # the slots before the round-robin start
@@ -1183,20 +1249,38 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                     nret = _after_issue(cand, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv)
             else:
                 # round robin from the slot after the last issued one, wrapping
+                # (the slots at or after j0, hi, then those before, lo, each in ascending order)
                 j0 = SM[s, SM_LAST] - base + 1 if SM[s, SM_LAST] >= 0 else 0
                 before = (np.int64(1) << j0) - 1 if j0 < 64 else np.int64(-1)
                 hi = ready & ~before
                 lo = ready & before
+                blocked = _blocked_slots(SM, s, t)
                 while (hi | lo) != 0:
+                    cur = hi if hi != 0 else lo
+                    # The slots before the phase's first one that the unit masks do not show blocked (all
+                    # of the phase's if none) are tried in one batch: each finds its unit busy and waits
+                    # for it, as a try of its own had done, with no read of the warp's row or the trace
+                    # (docs/simulator.md, Speed).  No test of a warp's status either: a ready slot's
+                    # warp runs (a free slot and one waiting at a barrier are ready at INF).
+                    free = cur & ~blocked
+                    fail = cur if free == 0 else cur & ((np.int64(1) << lowest_bit(free)) - 1)
+                    if fail != 0:
+                        tried_busy = True
+                        if stalls:
+                            mn, mw = _first_at_min(SM, row, MAXW, fail, base, mn, mw)
+                        _wait_for_units(SM, s, row, MAXW, fail)
+                    j = lowest_bit(free)
+                    rest = cur & ~fail & ~(np.int64(1) << j) if free != 0 else np.int64(0)
                     if hi != 0:
-                        j = lowest_bit(hi)
-                        hi &= hi - 1
+                        hi = rest
                     else:
-                        j = lowest_bit(lo)
-                        lo &= lo - 1
+                        lo = rest
+                    if free == 0:
+                        continue
                     w = base + j
                     rw = SM[row, np.uint64(SM_READY + j)]
-                    if W[w, W_STATUS] != WS_RUN or _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):
+                    if _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):    # a unit not known yet
+                        tried_busy = True
                         if rw < mn:
                             mn = rw
                             mw = w
@@ -1209,12 +1293,16 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                     nret = _after_issue(w, s, t, rc, C, G, W, B, SM, BO, retired, nret, UO, UBBV, ubbv)
                     if issued >= K[C_IW]:
                         break
+                    blocked = _blocked_slots(SM, s, t)
             if issued > 0 or retired_here:
                 G[G_SM_NEXT + s] = t + 1
                 if stalls:
                     SM[s, SM_CAUSE] = STALL_BASE if issued > 0 else STALL_IDLE
             else:
-                if mw < 0:
+                if tried_busy:
+                    # a slot tried found its unit busy: the next visit at the next cycle
+                    G[G_SM_NEXT + s] = t + 1
+                else:
                     # no slot tried: the next visit when the first one is ready (for the stall
                     # breakdown, the first of those in round-robin order)
                     for j in range(MAXW):
@@ -1222,7 +1310,7 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                     if stalls and mn < INF:
                         at = _slots_ready_by(SM, row, MAXW, mn)     # those at the row's minimum
                         mw = base + lowest_bit(at & ~before if (at & ~before) != 0 else at)
-                G[G_SM_NEXT + s] = max(mn, t + 1)
+                    G[G_SM_NEXT + s] = max(mn, t + 1)
                 if stalls:
                     SM[s, SM_CAUSE] = _stall_cause(s, mw, W, SM, t_pc, P, regready)
             if stalls:
@@ -1248,7 +1336,7 @@ def _stall_cause(s, mw, W, SM, t_pc, P, regready):
     if mw < 0 or SM[s, _ready_col(SM, s, mw)] >= INF:
         return STALL_IDLE
     rdy = SM[s, _ready_col(SM, s, mw)]
-    u = W[mw, W_UNIT]
+    u = _known_unit(SM, s, mw)
     if u == U_LSU and SM[s, SM_LSU] >= rdy:
         return STALL_LSU
     if u == U_SMEM and SM[s, SM_SMEM] >= rdy:
