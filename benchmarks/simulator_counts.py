@@ -92,6 +92,10 @@ ENGINE_PATCHES = [
     ("                    rw = SM[row, np.uint64(SM_READY + j)]\n",
      "                    chan_cal[chan_cal.shape[0] - 1, 10] += 1\n"
      "                    rw = SM[row, np.uint64(SM_READY + j)]\n"),
+    # (and the slots tried in a batch, each of which found its unit busy)
+    ("                    if fail != 0:\n                        tried_busy = True\n",
+     "                    if fail != 0:\n                        tried_busy = True\n"
+     "                        chan_cal[chan_cal.shape[0] - 1, 10] += popcount(fail)\n"),
     ("            if issued > 0 or retired_here:\n                G[G_SM_NEXT + s] = t + 1\n",
      "            if issued > 0:\n                chan_cal[chan_cal.shape[0] - 1, 11] += 1\n"
      "            if issued > 0 or retired_here:\n                G[G_SM_NEXT + s] = t + 1\n"),

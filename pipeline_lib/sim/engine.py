@@ -990,7 +990,8 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
     done = t + P[pc, P_LAT]
     next_min = t + 1
     cause = STALL_DEP
-    # the next instruction's unit is not known until a try looks (the bit was set by this one's)
+    # the slot's bit in the unit masks, set by the try that issues this instruction, is cleared
+    # below: the next instruction's unit is not known until a try looks at it
     unit_bit = np.int64(1) << (_ready_col(SM, s, w) - SM_READY)
     if cache_path:
         SM[s, SM_ON_LSU] &= ~unit_bit
@@ -1213,9 +1214,9 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
             # are all ready after t), so the mask holds to its end with the tried slots taken out.
             row = np.uint64(s)
             ready = _slots_ready_by(SM, row, MAXW, t)
-            # of the slots tried that did not issue (each was ready at t): the earliest ready cycle
-            # they had and the first of them in round-robin order (the stall breakdown's warp;
-            # kept with the breakdown only, except where a single try sets them)
+            # whether a slot tried found its unit busy (the next visit is then the next cycle), and for
+            # the stall breakdown the earliest ready cycle such slots had (each was ready at t) and the
+            # first of them in round-robin order: the breakdown's warp
             tried_busy = False
             mn = INF
             mw = -1
@@ -1269,8 +1270,10 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                         if stalls:
                             mn, mw = _first_at_min(SM, row, MAXW, fail, base, mn, mw)
                         _wait_for_units(SM, s, row, MAXW, fail)
+                    rest = np.int64(0)      # the phase's slots after the one tried next
                     j = lowest_bit(free)
-                    rest = cur & ~fail & ~(np.int64(1) << j) if free != 0 else np.int64(0)
+                    if free != 0:
+                        rest = cur & ~fail & ~(np.int64(1) << j)
                     if hi != 0:
                         hi = rest
                     else:
@@ -1279,9 +1282,10 @@ def run(C, G, W, B, SM, regready, warp_off, skip, blk_warp, blk_thread, trace,
                         continue
                     w = base + j
                     rw = SM[row, np.uint64(SM_READY + j)]
-                    if _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):    # a unit not known yet
+                    # its unit looked up where the masks do not know it yet: it may be busy too
+                    if _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):
                         tried_busy = True
-                        if rw < mn:
+                        if stalls and rw < mn:
                             mn = rw
                             mw = w
                         continue
