@@ -433,6 +433,11 @@ def test_batched_tries_do_what_single_tries_did():
     Random rows of 64 slots (bit 63 included), with many ties."""
     rng = np.random.default_rng(11)
     n, s, base = 64, 1, 64 * 1
+    bits = 1 << np.arange(n, dtype=np.uint64)
+
+    def mask(slots) -> np.int64:        # bit j for each slot j given (an index array or booleans)
+        return np.uint64(bits[slots].sum()).astype(np.int64)
+
     ties = 0
     for trial in range(2000):
         SM = np.zeros((3, E.SM_READY + n), np.int64)
@@ -440,16 +445,15 @@ def test_batched_tries_do_what_single_tries_did():
         ready = rng.integers(t - 6, t + 3, n)       # a narrow range: ties between slots
         SM[s, E.SM_READY:] = ready
         unit = rng.integers(0, 3, n)                # U_NONE, U_LSU, U_SMEM
-        bits = 1 << np.arange(n, dtype=np.uint64)
-        SM[s, E.SM_ON_LSU] = np.uint64(bits[unit == E.U_LSU].sum()).astype(np.int64)
-        SM[s, E.SM_ON_SMEM] = np.uint64(bits[unit == E.U_SMEM].sum()).astype(np.int64)
+        SM[s, E.SM_ON_LSU] = mask(unit == E.U_LSU)
+        SM[s, E.SM_ON_SMEM] = mask(unit == E.U_SMEM)
         SM[s, E.SM_LSU] = t + int(rng.integers(-2, 9))
         SM[s, E.SM_SMEM] = t + int(rng.integers(-2, 9))
         busy = ((unit == E.U_LSU) & (SM[s, E.SM_LSU] > t)) | ((unit == E.U_SMEM) & (SM[s, E.SM_SMEM] > t))
         blocked = np.int64(E._blocked_slots(SM, s, t)).view(np.uint64)
         assert [bool(blocked >> np.uint64(j) & np.uint64(1)) for j in range(n)] == list(busy), trial
         fail_slots = np.flatnonzero(busy & (rng.random(n) < 0.7))
-        fail = np.int64(np.uint64(bits[fail_slots].sum()).astype(np.int64))
+        fail = mask(fail_slots)
         # the tries one by one: the smallest ready cycle, the first slot that has it
         mn0 = int(rng.integers(t - 6, t + 3)) if rng.random() < 0.5 else int(E.INF)
         mw0 = int(rng.integers(0, 1000))

@@ -919,11 +919,17 @@ def _dispatch_one(s, t, C, G, W, B, SM, regready, warp_off, skip, BO, ST, blk_wa
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _slot_bit(SM, s, w):
+    """Warp slot ``w``'s bit in SM ``s``'s masks of slots."""
+    return np.int64(1) << (_ready_col(SM, s, w) - SM_READY)
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _known_unit(SM, s, w):
     """The unit warp slot ``w``'s next instruction needs as far as SM
     ``s``'s masks know it: U_LSU, U_SMEM, else U_NONE (none, or not looked
     at yet)."""
-    bit = np.int64(1) << (_ready_col(SM, s, w) - SM_READY)
+    bit = _slot_bit(SM, s, w)
     if SM[s, SM_ON_LSU] & bit != 0:
         return U_LSU
     if SM[s, SM_ON_SMEM] & bit != 0:
@@ -947,7 +953,7 @@ def _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):
         kind = P[t_pc[r], P_KIND]
         sp = t_space[r]
         if (kind == K_LOAD or kind == K_STORE or kind == K_ATOM) and t_nreq[r] > 0:
-            bit = np.int64(1) << (_ready_col(SM, s, w) - SM_READY)
+            bit = _slot_bit(SM, s, w)
             if sp == SP_SHARED:
                 u = U_SMEM
                 SM[s, SM_ON_SMEM] |= bit
@@ -992,7 +998,7 @@ def _issue(w, s, t, C, G, W, B, SM, regready, t_pc, t_space, t_nreq, t_nthr, t_l
     cause = STALL_DEP
     # the slot's bit in the unit masks, set by the try that issues this instruction, is cleared
     # below: the next instruction's unit is not known until a try looks at it
-    unit_bit = np.int64(1) << (_ready_col(SM, s, w) - SM_READY)
+    unit_bit = _slot_bit(SM, s, w)
     if cache_path:
         SM[s, SM_ON_LSU] &= ~unit_bit
         seen = (ST[ST_MSHR_STALL], ST[ST_L2_MISS], ST[ST_L1_MISS] + ST[ST_L1_MERGE])
