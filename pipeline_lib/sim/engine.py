@@ -438,17 +438,20 @@ def book_ring(cal, r, a, n, now):
     it and the loop of :func:`_ring_fits` fold away (as a call it measured
     3% slower); the channels through :func:`_book_slot`, a call of its own
     (compiled into both of the DRAM path's copies as well, the engine took
-    29 s to compile against 19 s, for the same speed)."""
+    29 s to compile against 19 s, for the same speed).  Its tests are
+    combined by ``&`` and ``|``, not ``and`` and ``or``: whether a booking
+    joins a run is what the host cannot predict, and each operand of a
+    short-circuit had been a branch of its own (docs/simulator.md, Speed)."""
     cw = cal[r, RING_CLEARED]
-    if cw == (now >> 6) - 1 and cal[r, RING_MODE] == 0:    # the word before now's to clear, as book_bits would
+    if (cw == (now >> 6) - 1) & (cal[r, RING_MODE] == 0):    # the word before now's to clear, as book_bits would
         _ring_clear(cal, r, cw)
         cw += 1
         cal[r, RING_CLEARED] = cw
-    if n <= 64 and cal[r, RING_MODE] == 0 and cw >= now >> 6 and a >> 6 < cw + RING_WORDS:
+    if (n <= 64) & (cal[r, RING_MODE] == 0) & (cw >= now >> 6) & (a >> 6 < cw + RING_WORDS):
         y = _ring_fits(cal, r, a, n)
         p = ((a >> 6) << 6) + lowest_bit(y)
         joins = _ring_joins(cal, r, p, n, now, cw + RING_WORDS)
-        if y != 0 and (joins == 1 or cal[r, 0] < CAL_INTERVALS):
+        if (y != 0) & ((joins == 1) | (cal[r, 0] < CAL_INTERVALS)):
             _ring_set(cal, r, p, p + n)
             cal[r, RING_END] = max(cal[r, RING_END], p + n)
             cal[r, 0] += 1 - joins
