@@ -928,11 +928,10 @@ def _slot_bit(SM, s, w):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _known_unit(SM, s, w):
-    """The unit warp slot ``w``'s next instruction needs as far as SM
-    ``s``'s masks know it: U_LSU, U_SMEM, else U_NONE (none, or not looked
-    at yet)."""
-    bit = _slot_bit(SM, s, w)
+def _known_unit(SM, s, bit):
+    """The unit that the next instruction of the warp slot whose bit is
+    ``bit`` (:func:`_slot_bit`) needs, as far as SM ``s``'s masks know it:
+    U_LSU, U_SMEM, else U_NONE (none, or not looked at yet)."""
     if SM[s, SM_ON_LSU] & bit != 0:
         return U_LSU
     if SM[s, SM_ON_SMEM] & bit != 0:
@@ -950,13 +949,13 @@ def _unit_busy(w, s, t, W, SM, t_pc, t_space, t_nreq, P):
     failed attempt dominated host time; the unit is kept in the SM's masks
     (SM_ON_LSU, SM_ON_SMEM) because re-reading the trace arrays of a
     waiting warp missed the host caches."""
-    u = _known_unit(SM, s, w)
+    bit = _slot_bit(SM, s, w)
+    u = _known_unit(SM, s, bit)
     if u == U_NONE:
         r = W[w, W_POS]
         kind = P[t_pc[r], P_KIND]
         sp = t_space[r]
         if (kind == K_LOAD or kind == K_STORE or kind == K_ATOM) and t_nreq[r] > 0:
-            bit = _slot_bit(SM, s, w)
             if sp == SP_SHARED:
                 u = U_SMEM
                 SM[s, SM_ON_SMEM] |= bit
@@ -1349,7 +1348,7 @@ def _stall_cause(s, mw, W, SM, t_pc, P, regready):
     if mw < 0 or SM[s, _ready_col(SM, s, mw)] >= INF:
         return STALL_IDLE
     rdy = SM[s, _ready_col(SM, s, mw)]
-    u = _known_unit(SM, s, mw)
+    u = _known_unit(SM, s, _slot_bit(SM, s, mw))
     if u == U_LSU and SM[s, SM_LSU] >= rdy:
         return STALL_LSU
     if u == U_SMEM and SM[s, SM_SMEM] >= rdy:
